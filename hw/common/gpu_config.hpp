@@ -1,0 +1,122 @@
+// The GPU's specification: every number the model uses, read from
+// configs/gpu/*.yaml (with `extends:` for variants) and `--set` overrides.
+// Plain data; the blocks take the section they need.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/common/params.hpp"
+
+namespace smshare {
+
+struct UnitTiming {
+  uint32_t latency = 4;              // cycles from dispatch to result
+  uint32_t initiation_interval = 1;  // cycles between two dispatches to one unit
+};
+
+struct SmSpec {
+  uint32_t warp_size = 32;
+  uint32_t max_threads = 1536;
+  uint32_t max_warps = 48;
+  uint32_t max_ctas = 8;
+  uint32_t registers = 32768;          // 32-bit registers per SM
+  uint32_t register_banks = 16;
+  uint32_t reg_alloc_thread_granularity = 4;  // regs/thread rounded up to a multiple of this
+  uint32_t reg_alloc_warp_granularity = 64;   // then regs/warp rounded up to a multiple of this
+  uint32_t scratchpad_bytes = 48 * 1024;
+  uint32_t scratchpad_banks = 32;
+  uint32_t smem_alloc_granularity = 128;      // bytes
+  uint32_t num_schedulers = 2;
+  std::string scheduler = "lrr";               // lrr | gto | two-level
+  uint32_t two_level_active_warps = 8;         // per scheduler, for two-level
+  uint32_t ibuffer_entries = 2;                // decoded instructions buffered per warp
+  uint32_t fetch_per_cycle = 1;                // warps fetched/decoded per cycle
+  uint32_t oc_units_sp = 6;
+  uint32_t oc_units_sfu = 8;
+  uint32_t oc_units_mem = 2;
+  uint32_t sp_units = 2;
+  uint32_t sfu_units = 1;
+  uint32_t ldst_units = 1;
+  UnitTiming int_alu{4, 1};
+  UnitTiming fp_alu{5, 1};
+  UnitTiming sfu{20, 8};
+  uint32_t smem_latency = 26;                  // scratchpad access, no conflicts
+  uint32_t ldst_transactions_per_cycle = 1;    // coalesced lines the LDST unit emits per cycle
+};
+
+struct CacheSpec {
+  uint32_t size_bytes = 16 * 1024;
+  uint32_t line_bytes = 128;
+  uint32_t ways = 4;
+  uint32_t hit_latency = 35;  // core cycles
+};
+
+struct InterconnectSpec {
+  uint32_t latency = 20;            // core cycles each way
+  uint32_t bytes_per_cycle = 32;    // per SM port and per partition port
+};
+
+struct L2Spec {
+  uint32_t size_bytes = 768 * 1024;  // whole GPU, split over partitions
+  uint32_t line_bytes = 128;
+  uint32_t ways = 16;
+  uint32_t hit_latency = 80;         // core cycles inside the partition (icnt excluded)
+  uint32_t bytes_per_cycle = 64;     // per partition
+};
+
+struct DramSpec {
+  uint32_t channels = 6;             // one L2 partition per channel
+  uint32_t banks = 16;               // per channel
+  double bandwidth_gbps = 177.4;     // GB/s, whole GPU
+  double clock_mhz = 924;
+  uint32_t row_bytes = 2048;
+  uint32_t tCL = 12;                 // DRAM cycles
+  uint32_t tRCD = 12;
+  uint32_t tRP = 12;
+  uint32_t tRAS = 28;
+  uint32_t interleave_bytes = 256;   // address interleaving across channels
+  uint64_t swap_base = 0xF000000000ull;  // reserved global region for swap space
+  uint64_t swap_bytes = 64ull << 20;
+};
+
+struct GpuSpec {
+  std::string name = "unnamed";
+  std::string description;
+  uint32_t num_sms = 15;
+  double core_clock_mhz = 1400;
+  SmSpec sm;
+  CacheSpec l1;
+  InterconnectSpec icnt;
+  L2Spec l2;
+  DramSpec dram;
+
+  // Core clock period in picoseconds (the SystemC time resolution is 1 ps).
+  uint64_t core_period_ps() const;
+};
+
+// Declares every GpuSpec key on `table`, bound to `spec`'s fields.
+void declare_params(ParamTable& table, GpuSpec& spec);
+
+// Cross-field checks a single key's range cannot express; throws InputError
+// naming `origin`.
+void validate(const GpuSpec& spec, const std::string& origin);
+
+// Loads a GPU config by name (configs/gpu/<name>.yaml) or path, follows
+// `extends:`, applies overrides, validates. `effective` receives the final
+// key/value list.
+GpuSpec load_gpu_config(const std::string& name_or_path, const std::vector<std::string>& overrides,
+                        std::vector<std::pair<std::string, std::string>>* effective = nullptr);
+
+// Where the shipped configs live (SMSHARE_CONFIG_DIR at build time, or
+// $SMSHARE_CONFIGS at run time).
+std::string config_root();
+
+// Resolves a name under configs/<kind>/ (adding .yaml) or accepts a path.
+std::string resolve_config_file(const std::string& kind, const std::string& name_or_path);
+
+// Names of the files under configs/<kind>/, without extension, sorted.
+std::vector<std::string> list_config_names(const std::string& kind);
+
+}  // namespace smshare

@@ -1,0 +1,66 @@
+// The unit of work that flows from the front end into the SM: one warp
+// instruction, already decoded into what the timing model needs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace smshare {
+
+constexpr unsigned kWarpLanes = 32;      // lanes per warp (Fermi through Maxwell)
+constexpr unsigned kMaxDstRegs = 2;
+constexpr unsigned kMaxSrcRegs = 4;
+constexpr uint16_t kNoReg = 0xFFFF;      // empty operand slot
+constexpr unsigned kMaxArchRegs = 256;   // architectural register index space per thread
+
+// Instruction classes the pipeline distinguishes. Each maps to one functional
+// unit and one latency; the front end (profiles or traces) decides the class.
+enum class OpClass : uint8_t {
+  IntAlu,
+  FpAlu,
+  Sfu,
+  GlobalLoad,
+  GlobalStore,
+  LocalLoad,    // thread-private memory in global space (register spills)
+  LocalStore,
+  SharedLoad,   // scratchpad
+  SharedStore,
+  Barrier,      // CTA-wide __syncthreads
+  Control,      // branch and other control flow: occupies the SP pipe
+  Exit,         // warp finished
+};
+constexpr unsigned kNumOpClasses = 12;
+
+std::string_view to_string(OpClass op);
+
+inline bool is_global_memory(OpClass op) {
+  return op == OpClass::GlobalLoad || op == OpClass::GlobalStore || op == OpClass::LocalLoad ||
+         op == OpClass::LocalStore;
+}
+inline bool is_shared_memory(OpClass op) {
+  return op == OpClass::SharedLoad || op == OpClass::SharedStore;
+}
+inline bool is_memory(OpClass op) { return is_global_memory(op) || is_shared_memory(op); }
+inline bool is_load(OpClass op) {
+  return op == OpClass::GlobalLoad || op == OpClass::LocalLoad || op == OpClass::SharedLoad;
+}
+
+// A decoded warp instruction. Register indices are architectural, per thread
+// (R0..R254). Memory instructions carry one byte address per lane; lanes not
+// in active_mask have undefined addresses.
+struct WarpInstruction {
+  OpClass op = OpClass::IntAlu;
+  uint8_t num_dst = 0;
+  uint8_t num_src = 0;
+  uint8_t access_bytes = 0;  // bytes per active lane for memory instructions, else 0
+  uint32_t active_mask = 0xFFFFFFFFu;
+  uint64_t pc = 0;
+  std::array<uint16_t, kMaxDstRegs> dst{kNoReg, kNoReg};
+  std::array<uint16_t, kMaxSrcRegs> src{kNoReg, kNoReg, kNoReg, kNoReg};
+  std::array<uint64_t, kWarpLanes> addr{};
+
+  unsigned active_lanes() const { return static_cast<unsigned>(__builtin_popcount(active_mask)); }
+};
+
+}  // namespace smshare

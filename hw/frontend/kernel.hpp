@@ -1,0 +1,59 @@
+// The contract between a workload (a synthetic kernel profile, or a recorded
+// trace) and the GPU model: a kernel's resource usage and, per warp, a stream
+// of decoded instructions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "hw/common/instruction.hpp"
+
+namespace smshare {
+
+// What CTA admission needs to know about a kernel.
+struct KernelResources {
+  uint32_t grid_ctas = 1;          // CTAs in the grid
+  uint32_t threads_per_cta = 32;
+  uint32_t regs_per_thread = 0;
+  uint32_t smem_bytes_per_cta = 0;
+
+  uint32_t warps_per_cta(unsigned warp_size = kWarpLanes) const {
+    return (threads_per_cta + warp_size - 1) / warp_size;
+  }
+};
+
+// Overrides from the CLI's what-if flags (--ctas, --threads-per-cta, ...);
+// an empty optional keeps the workload's own value.
+struct ResourceOverrides {
+  int64_t grid_ctas = -1;
+  int64_t threads_per_cta = -1;
+  int64_t regs_per_thread = -1;
+  int64_t smem_bytes_per_cta = -1;
+  bool any() const {
+    return grid_ctas >= 0 || threads_per_cta >= 0 || regs_per_thread >= 0 || smem_bytes_per_cta >= 0;
+  }
+};
+
+// One warp's instruction stream. Produced on demand so a kernel never has to
+// be held in memory whole.
+class WarpProgram {
+ public:
+  virtual ~WarpProgram() = default;
+  // Writes the next instruction into `out` and returns true; returns false
+  // once the warp has no more instructions (the warp then exits).
+  virtual bool next(WarpInstruction& out) = 0;
+};
+
+// A kernel: its name and resources, and a factory for its warps' streams.
+class KernelSource {
+ public:
+  virtual ~KernelSource() = default;
+  virtual const std::string& name() const = 0;
+  virtual const KernelResources& resources() const = 0;
+  // Stream for warp `warp_in_cta` of CTA `cta_id` (0-based, grid order).
+  // Deterministic: the same (kernel, seed, cta, warp) gives the same stream.
+  virtual std::unique_ptr<WarpProgram> warp_program(uint32_t cta_id, uint32_t warp_in_cta) = 0;
+};
+
+}  // namespace smshare

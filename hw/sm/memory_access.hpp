@@ -1,0 +1,23 @@
+// Address arithmetic of the LDST unit: coalescing a warp's global access
+// into line transactions, and scratchpad bank conflicts.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hw/common/instruction.hpp"
+
+namespace smshare {
+
+// Distinct `line_bytes`-aligned lines touched by the active lanes of `inst`
+// (each lane touches inst.access_bytes bytes from inst.addr[lane]; an access
+// straddling a line boundary touches both lines). Written into `lines` in
+// first-touch lane order, no duplicates.
+void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<uint64_t>& lines);
+
+// Cycles the scratchpad needs for `inst`: the largest number of distinct
+// 4-byte words any one bank must deliver (1 = conflict-free; lanes reading
+// the same word are a broadcast, not a conflict). 0 if no lane is active.
+uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks);
+
+}  // namespace smshare

@@ -1,0 +1,38 @@
+// Warp scheduler policies only order warps; the scheduler issues the first
+// ready warp in that order (GPGPU-Sim's split). A policy sees one scheduler's
+// warps and is told what issued, so LRR, GTO, two-level and later OWF/LTLWS
+// are each one small class.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace smshare {
+
+// What a policy may look at for one warp slot.
+struct WarpView {
+  uint32_t slot = 0;              // warp slot on the SM
+  uint64_t age = 0;               // dynamic warp id: smaller = launched earlier
+  bool valid = false;             // a warp occupies the slot
+  bool waiting_long_latency = false;  // has a global load outstanding (two-level demotes it)
+  uint8_t priority_class = 1;     // set by the mechanism: 0 = owner, 1 = unshared, 2 = non-owner
+};
+
+class SchedulerPolicy {
+ public:
+  virtual ~SchedulerPolicy() = default;
+  virtual std::string name() const = 0;
+  // Writes into `order` the slots of `warps` (only valid ones), highest
+  // priority first. Called once per cycle per scheduler.
+  virtual void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) = 0;
+  // The warp in `slot` issued this cycle.
+  virtual void issued(uint32_t slot) = 0;
+};
+
+// "lrr", "gto", "two-level"; throws InputError on anything else.
+// `active_set` is the two-level policy's active warps per scheduler.
+std::unique_ptr<SchedulerPolicy> make_scheduler_policy(const std::string& name, uint32_t active_set);
+
+}  // namespace smshare
