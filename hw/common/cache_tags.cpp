@@ -1,0 +1,79 @@
+// Set-associative tag store with true LRU (a per-way last-use stamp).
+// Set index = low bits of the line number; the tag kept is the whole line
+// number, so a victim's address is recovered without storing the set.
+#include "hw/common/cache_tags.hpp"
+
+#include <string>
+
+#include "hw/common/error.hpp"
+
+namespace smshare {
+
+namespace {
+bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+}  // namespace
+
+CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways) {
+  // A bad geometry is a configuration error, reported instead of indexing out of range.
+  if (!is_pow2(line_bytes)) throw InputError("cache: line size " + std::to_string(line_bytes) + " is not a power of two");
+  if (ways == 0) throw InputError("cache: associativity must be at least 1");
+  const uint64_t set_bytes = uint64_t(line_bytes) * ways;
+  if (size_bytes == 0 || size_bytes % set_bytes != 0 || !is_pow2(size_bytes / set_bytes))
+    throw InputError("cache: " + std::to_string(size_bytes) + " bytes is not a power-of-two number of sets of " +
+                     std::to_string(ways) + " ways x " + std::to_string(line_bytes) + " B");
+  line_shift_ = 0;
+  while ((1u << line_shift_) < line_bytes) ++line_shift_;
+  sets_ = static_cast<uint32_t>(size_bytes / set_bytes);
+  ways_ = ways;
+  ways_store_.assign(size_t(sets_) * ways_, Way{});
+}
+
+CacheTags::Result CacheTags::access(uint64_t addr, bool allocate, bool dirty) {
+  Result r;
+  const uint64_t line = addr >> line_shift_;
+  Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
+  ++clock_;
+  Way* victim = &set[0];
+  for (uint32_t w = 0; w < ways_; ++w) {
+    Way& way = set[w];
+    if (way.valid && way.tag == line) {
+      way.last_use = clock_;
+      way.dirty = way.dirty || dirty;
+      r.hit = true;
+      return r;
+    }
+    // Prefer an invalid way; otherwise the least recently used one.
+    if (victim->valid && (!way.valid || way.last_use < victim->last_use)) victim = &way;
+  }
+  if (!allocate) return r;
+  if (victim->valid && victim->dirty) {
+    r.evicted_dirty = true;
+    r.victim_line = victim->tag << line_shift_;  // line-aligned byte address of the victim
+  }
+  victim->tag = line;
+  victim->valid = true;
+  victim->dirty = dirty;
+  victim->last_use = clock_;
+  return r;
+}
+
+bool CacheTags::probe(uint64_t addr) const {
+  const uint64_t line = addr >> line_shift_;
+  const Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
+  for (uint32_t w = 0; w < ways_; ++w)
+    if (set[w].valid && set[w].tag == line) return true;
+  return false;
+}
+
+void CacheTags::invalidate(uint64_t addr) {
+  const uint64_t line = addr >> line_shift_;
+  Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
+  for (uint32_t w = 0; w < ways_; ++w)
+    if (set[w].valid && set[w].tag == line) {
+      // Dirty data is dropped: flushing it first is the owner's job.
+      set[w].valid = false;
+      set[w].dirty = false;
+    }
+}
+
+}  // namespace smshare

@@ -1,0 +1,80 @@
+// Timing of one DRAM channel: banks with an open row buffer and one shared
+// data bus, booked by next-free-time reservation. Plain C++, picoseconds.
+//
+// A request at time t to (bank, row):
+//   row hit       column command at max(t, bank free)                    data after tCL
+//   bank closed   activate at max(t, bank free), column command + tRCD   data after tCL
+//   row conflict  precharge at max(t, bank free, last activate + tRAS),
+//                 activate + tRP, column command + tRCD                   data after tCL
+// then the line crosses the data bus in line_bytes / (bandwidth / channels),
+// after the previous transfer on the bus. Writes (L2 write-backs) use the
+// same sequence (write latency taken equal to tCL). Column commands to an
+// open row pipeline freely: the bus, not the bank, limits row-hit streams.
+// Open-page policy, requests served in arrival order (no FR-FCFS reordering).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hw/common/gpu_config.hpp"
+#include "hw/mem/dram_address_map.hpp"
+#include "hw/mem/port_reservation.hpp"
+
+namespace smshare {
+
+struct DramCounters {
+  uint64_t reads = 0;
+  uint64_t writes = 0;
+  uint64_t row_hits = 0;
+  uint64_t activates = 0;
+  uint64_t bytes = 0;
+};
+
+class DramChannelTiming {
+ public:
+  // `line_bytes`: bytes per request (the L2 line).
+  DramChannelTiming(const DramSpec& spec, uint32_t line_bytes);
+
+  // Books a line read or write arriving at `t_ps` at channel-local address
+  // `local_addr`; returns the time its last byte is off the data bus.
+  uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write);
+
+  // Requests booked whose data is not yet off the bus at `now_ps` (a binary
+  // search: completion times are kept in increasing order).
+  uint32_t queue_depth(uint64_t now_ps) const;
+  // Forgets requests returned by `now_ps`, keeping the record small; call
+  // with the current simulation time (queue_depth before it is then unknown).
+  void retire(uint64_t now_ps);
+
+  const DramCounters& counters() const { return counters_; }
+  const DramAddressMap& address_map() const { return map_; }
+  uint64_t line_time_ps() const { return bus_.occupancy_ps(line_bytes_); }
+  uint64_t tCL_ps() const { return tCL_ps_; }
+  uint64_t tRCD_ps() const { return tRCD_ps_; }
+  uint64_t tRP_ps() const { return tRP_ps_; }
+  uint64_t tRAS_ps() const { return tRAS_ps_; }
+  uint64_t bus_busy_ps() const { return bus_.busy_ps(); }
+
+ private:
+  struct Bank {
+    uint64_t open_row = 0;
+    bool open = false;
+    uint64_t next_cmd_ps = 0;  // earliest next command sequence
+    uint64_t activate_ps = 0;  // last activate, for tRAS
+  };
+  void push_done(uint64_t done_ps);
+
+  DramAddressMap map_;
+  uint32_t line_bytes_;
+  uint64_t tCL_ps_, tRCD_ps_, tRP_ps_, tRAS_ps_;
+  std::vector<Bank> banks_;
+  PortReservation bus_;
+  DramCounters counters_;
+  // Completion times of booked requests, oldest first. The bus serves in
+  // booking order, so they are increasing: a ring buffer popped at the front.
+  std::vector<uint64_t> done_ring_;
+  size_t done_head_ = 0;
+  size_t done_count_ = 0;
+};
+
+}  // namespace smshare

@@ -1,0 +1,49 @@
+#include "hw/mem/memory_system_module.hpp"
+
+#include <cstring>
+
+namespace smshare {
+
+MemorySystem::MemorySystem(sc_core::sc_module_name name, const GpuSpec& spec, uint64_t dram_capacity_bytes)
+    : sc_core::sc_module(name), sockets_("sm_socket", spec.num_sms), timing_(spec, dram_capacity_bytes) {
+  // The timing core counts picoseconds; sc_time values are used as such.
+  if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+    SC_REPORT_ERROR(this->name(), "MemorySystem needs a SystemC time resolution of 1 ps");
+  for (uint32_t i = 0; i < spec.num_sms; ++i)
+    sockets_[i].register_b_transport(this, &MemorySystem::b_transport, static_cast<int>(i));
+}
+
+void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  p.set_dmi_allowed(false);
+  const tlm::tlm_command cmd = p.get_command();
+  if (cmd == tlm::TLM_IGNORE_COMMAND) {
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  MemRequest r;
+  r.sm = static_cast<uint32_t>(sm);
+  r.addr = p.get_address();
+  r.bytes = p.get_data_length();
+  r.is_write = cmd == tlm::TLM_WRITE_COMMAND;
+  r.now_ps = now;
+  r.issue_ps = now + delay.value();
+  uint64_t done = 0;
+  switch (timing_.access(r, done)) {
+    case MemStatus::ok:
+      // No backing store: reads return zeros, so results are deterministic.
+      if (!r.is_write && p.get_data_ptr()) std::memset(p.get_data_ptr(), 0, r.bytes);
+      delay = sc_core::sc_time::from_value(done - now);
+      p.set_response_status(tlm::TLM_OK_RESPONSE);
+      break;
+    case MemStatus::address_error:
+      p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      break;
+    case MemStatus::length_error:
+    case MemStatus::port_error:
+      p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+      break;
+  }
+}
+
+}  // namespace smshare

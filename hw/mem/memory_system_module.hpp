@@ -1,0 +1,52 @@
+// The memory system as a TLM-2.0 loosely-timed target: one target socket per
+// SM, tagged with the SM id. Timing only (no backing data).
+//
+// Binding: sm.socket.bind(mem.sm_socket(sm_id))  (any tlm_initiator_socket<32>)
+// Call:    from an SC_METHOD or SC_THREAD, b_transport(payload, delay) with
+//          one READ or WRITE of `length` bytes inside one L2 line; on entry
+//          `delay` = offset from sc_time_stamp() at which the request leaves
+//          the SM, on return = offset at which the whole response (read data
+//          or write ack) is back at the SM. b_transport never waits.
+// Status:  OK; TLM_ADDRESS_ERROR_RESPONSE outside global memory and swap;
+//          TLM_GENERIC_ERROR_RESPONSE for a zero length or one crossing a line.
+//          On an error nothing is booked and `delay` is unchanged.
+#pragma once
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "hw/common/activity.hpp"
+#include "hw/common/gpu_config.hpp"
+#include "hw/mem/memory_timing.hpp"
+
+namespace smshare {
+
+class MemorySystem : public sc_core::sc_module {
+ public:
+  using Socket = tlm_utils::simple_target_socket_tagged<MemorySystem>;
+
+  // One socket per SM (spec.num_sms). `dram_capacity_bytes` as in MemoryTiming
+  // (0: global memory is everything below dram.swap_base).
+  MemorySystem(sc_core::sc_module_name name, const GpuSpec& spec, uint64_t dram_capacity_bytes = 0);
+
+  Socket& sm_socket(uint32_t sm) { return sockets_[sm]; }
+
+  bool is_swap(uint64_t addr) const { return timing_.is_swap(addr); }
+  // Requests in the DRAM channels whose data is not yet returned at `now` (a VCD probe).
+  uint32_t dram_queue_depth(const sc_core::sc_time& now) const { return timing_.dram_queue_depth(now.value()); }
+  void collect(ActivityCounters& out) const { timing_.collect(out); }
+  nlohmann::json stats_json() const { return timing_.stats_json(); }
+  const MemoryTiming& timing() const { return timing_; }
+
+ private:
+  void b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+
+  sc_core::sc_vector<Socket> sockets_;
+  MemoryTiming timing_;
+};
+
+}  // namespace smshare

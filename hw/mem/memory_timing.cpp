@@ -1,0 +1,101 @@
+#include "hw/mem/memory_timing.hpp"
+
+namespace smshare {
+
+MemoryTiming::MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes)
+    : sms_(spec.num_sms),
+      line_bytes_(spec.l2.line_bytes),
+      capacity_(dram_capacity_bytes ? dram_capacity_bytes : spec.dram.swap_base),
+      swap_base_(spec.dram.swap_base),
+      swap_bytes_(spec.dram.swap_bytes),
+      map_(spec.dram),
+      icnt_(spec.icnt, spec.num_sms, spec.dram.channels, spec.core_period_ps()) {
+  const uint64_t period = spec.core_period_ps();
+  for (uint32_t c = 0; c < spec.dram.channels; ++c) {
+    dram_.push_back(std::make_unique<DramChannelTiming>(spec.dram, spec.l2.line_bytes));
+    l2_.push_back(std::make_unique<L2Slice>(spec.l2, spec.dram.channels, period, *dram_.back()));
+  }
+}
+
+MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
+  if (req.sm >= sms_) { ++errors_; return MemStatus::port_error; }
+  if (req.bytes == 0 || (req.addr % line_bytes_) + req.bytes > line_bytes_) { ++errors_; return MemStatus::length_error; }
+  const bool swap = is_swap(req.addr);
+  // Written without addr + bytes, which could wrap around.
+  const bool in_global = req.addr < capacity_ && req.bytes <= capacity_ - req.addr;
+  const bool in_swap = swap && req.bytes <= swap_bytes_ - (req.addr - swap_base_);
+  if (!in_global && !in_swap) { ++errors_; return MemStatus::address_error; }
+
+  const uint32_t p = map_.channel(req.addr);
+  const uint64_t local = map_.local(req.addr);
+  dram_[p]->retire(req.now_ps);  // keeps the record of in-flight requests small
+  if (req.is_write) {
+    const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, req.bytes);
+    const uint64_t ack = l2_[p]->access(at_l2, local, true);
+    done_ps = icnt_.to_sm(p, req.sm, ack, 0);
+    if (swap) ++swap_writes_;
+  } else {
+    const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, 0);
+    const uint64_t data = l2_[p]->access(at_l2, local, false);
+    done_ps = icnt_.to_sm(p, req.sm, data, req.bytes);
+    if (swap) ++swap_reads_;
+  }
+  return MemStatus::ok;
+}
+
+uint32_t MemoryTiming::dram_queue_depth(uint64_t now_ps) const {
+  uint32_t n = 0;
+  for (auto& d : dram_) n += d->queue_depth(now_ps);
+  return n;
+}
+
+void MemoryTiming::collect(ActivityCounters& out) const {
+  StructureActivity& l2 = out["l2_slice"];
+  StructureActivity& dram = out["dram"];
+  for (const auto& s : l2_) {
+    const L2Counters& c = s->counters();
+    // Data-array reads: read lookups and dirty victims read out for write-back.
+    l2.reads += c.read_hits + c.read_misses + c.writebacks;
+    // Data-array writes: stores and the fills of read misses.
+    l2.writes += c.write_hits + c.write_misses + c.read_misses;
+  }
+  for (const auto& d : dram_) {
+    dram.reads += d->counters().reads;
+    dram.writes += d->counters().writes;
+  }
+  l2.instances = partitions();
+  dram.instances = partitions();
+}
+
+nlohmann::json MemoryTiming::stats_json() const {
+  nlohmann::json j;
+  nlohmann::json l2 = nlohmann::json::array();
+  for (const auto& s : l2_) {
+    const L2Counters& c = s->counters();
+    l2.push_back({{"read_hits", c.read_hits},
+                  {"read_misses", c.read_misses},
+                  {"write_hits", c.write_hits},
+                  {"write_misses", c.write_misses},
+                  {"writebacks", c.writebacks},
+                  {"pending_hits", c.pending_hits},
+                  {"port_busy_ps", s->port_busy_ps()}});
+  }
+  nlohmann::json dram = nlohmann::json::array();
+  for (const auto& d : dram_) {
+    const DramCounters& c = d->counters();
+    dram.push_back({{"reads", c.reads},
+                    {"writes", c.writes},
+                    {"row_hits", c.row_hits},
+                    {"activates", c.activates},
+                    {"bytes", c.bytes},
+                    {"bus_busy_ps", d->bus_busy_ps()}});
+  }
+  j["l2_partitions"] = l2;
+  j["dram_channels"] = dram;
+  j["icnt"] = {{"bytes_up", icnt_.bytes_up()}, {"bytes_down", icnt_.bytes_down()}};
+  j["swap"] = {{"reads", swap_reads_}, {"writes", swap_writes_}};
+  j["errors"] = errors_;
+  return j;
+}
+
+}  // namespace smshare

@@ -1,0 +1,86 @@
+// The memory side of the GPU as plain C++: interconnect, one L2 slice per
+// partition, one DRAM channel behind each. One call books a whole line
+// transaction end to end and returns when its response is back at the SM.
+// The SystemC MemorySystem (memory_system_module.hpp) is a thin TLM wrapper
+// around this; tests and fast paths may use it directly. Picoseconds.
+//
+// Path of a READ issued by SM s at t:   request (control packet) up the
+//   interconnect -> L2 slice (hit, or miss to DRAM) -> data down to SM s.
+// Path of a WRITE: data up the interconnect -> L2 slice -> ack down.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hw/common/activity.hpp"
+#include "hw/common/gpu_config.hpp"
+#include "hw/mem/dram_address_map.hpp"
+#include "hw/mem/dram_channel.hpp"
+#include "hw/mem/interconnect.hpp"
+#include "hw/mem/l2_slice.hpp"
+
+namespace smshare {
+
+enum class MemStatus {
+  ok,
+  address_error,  // outside global memory and outside the swap region
+  length_error,   // zero bytes, or the bytes cross an L2 line boundary
+  port_error,     // no such SM port
+};
+
+struct MemRequest {
+  uint32_t sm = 0;
+  uint64_t addr = 0;
+  uint32_t bytes = 0;      // bytes moved, within one L2 line
+  bool is_write = false;
+  uint64_t now_ps = 0;     // current simulation time (never decreases between calls)
+  uint64_t issue_ps = 0;   // when the request leaves the SM (>= now_ps)
+};
+
+class MemoryTiming {
+ public:
+  // Valid addresses: global memory [0, dram_capacity_bytes) and the swap
+  // region. 0 means all of [0, dram.swap_base). A stand-in until GpuSpec has
+  // a dram.capacity_bytes key.
+  explicit MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes = 0);
+  MemoryTiming(const MemoryTiming&) = delete;
+  MemoryTiming& operator=(const MemoryTiming&) = delete;
+
+  // Books the transaction; on ok, `done_ps` is when the response (read data
+  // or write ack) is entirely back at the SM. Nothing is booked on an error.
+  MemStatus access(const MemRequest& req, uint64_t& done_ps);
+
+  bool is_swap(uint64_t addr) const { return addr - swap_base_ < swap_bytes_; }
+
+  // DRAM requests booked whose data is not yet off the bus at `now_ps`.
+  uint32_t dram_queue_depth(uint64_t now_ps) const;
+
+  void collect(ActivityCounters& out) const;  // adds "l2_slice" and "dram"
+  nlohmann::json stats_json() const;
+
+  uint32_t partitions() const { return static_cast<uint32_t>(dram_.size()); }
+  uint32_t sms() const { return sms_; }
+  const DramAddressMap& address_map() const { return map_; }
+  const DramChannelTiming& dram(uint32_t c) const { return *dram_[c]; }
+  const L2Slice& l2(uint32_t p) const { return *l2_[p]; }
+  const Interconnect& icnt() const { return icnt_; }
+  uint64_t swap_reads() const { return swap_reads_; }
+  uint64_t swap_writes() const { return swap_writes_; }
+
+ private:
+  uint32_t sms_;
+  uint32_t line_bytes_;
+  uint64_t capacity_;
+  uint64_t swap_base_, swap_bytes_;
+  DramAddressMap map_;
+  Interconnect icnt_;
+  std::vector<std::unique_ptr<DramChannelTiming>> dram_;
+  std::vector<std::unique_ptr<L2Slice>> l2_;
+  uint64_t swap_reads_ = 0, swap_writes_ = 0;
+  uint64_t errors_ = 0;
+};
+
+}  // namespace smshare
