@@ -1,0 +1,54 @@
+// The static code of a profiled kernel: a loop body of `static_instructions`
+// decoded instructions that every warp of the kernel executes, looping, until
+// it has issued `instructions_per_warp`. Building it once per kernel is what
+// makes the per-instruction cost a copy: op classes, registers, dependences
+// and divergence masks are all decided here; only addresses are made per
+// warp at run time.
+//
+// Being static code also gives the properties real kernels have and the
+// mechanisms rely on: every warp uses the same registers at the same PCs,
+// registers have a first-use order (Jatala's declaration reordering is a pass
+// over this body), and the mix is exact per loop iteration.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "hw/common/instruction.hpp"
+
+namespace smshare {
+
+struct KernelProfile;
+
+struct BodyInstruction {
+  OpClass op = OpClass::IntAlu;
+  uint8_t num_dst = 0;
+  uint8_t num_src = 0;
+  uint32_t active_mask = 0xFFFFFFFFu;  // divergence; ANDed with the warp's lanes at run time
+  std::array<uint16_t, kMaxDstRegs> dst{kNoReg, kNoReg};
+  std::array<uint16_t, kMaxSrcRegs> src{kNoReg, kNoReg, kNoReg, kNoReg};
+};
+
+using KernelBody = std::vector<BodyInstruction>;
+
+// Builds the body for `regs_per_thread` registers (the profile's own value or
+// an override). Deterministic in the profile's seed.
+KernelBody build_kernel_body(const KernelProfile& profile, uint32_t regs_per_thread);
+
+// Registers in the order the body first touches them (sources before the
+// destination within an instruction); registers never touched are not listed.
+std::vector<uint16_t> first_use_order(const KernelBody& body);
+
+// Jatala Sec. IV-B, register declaration unrolling and reordering: renumbers
+// registers so that the k-th register first used becomes Rk. Registers the
+// body never touches keep the highest numbers. Rewrites `body` in place once
+// per kernel, so it costs nothing per instruction.
+void reorder_registers_by_first_use(KernelBody& body, uint32_t regs_per_thread);
+
+// Operand counts per class: destinations, and sources (`wide` for three-input
+// forms such as FFMA / IMAD).
+unsigned dst_count(OpClass op);
+unsigned src_count(OpClass op, bool wide);
+
+}  // namespace smshare

@@ -1,0 +1,246 @@
+#include "hw/frontend/profile_kernel.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "hw/common/error.hpp"
+#include "hw/frontend/kernel_body.hpp"
+#include "hw/frontend/rng.hpp"
+
+namespace smshare {
+namespace {
+
+constexpr uint64_t kOne = 1ull << 32;  // fixed point for the barrier accumulator
+constexpr uint32_t kPcStep = 8;        // bytes per instruction (SASS encoding on Fermi)
+constexpr uint32_t kLineBytes = 128;   // coalesced chunks stay line aligned
+
+// Everything about a kernel that warps share; immutable after construction.
+struct KernelShape {
+  std::string name;
+  KernelResources res;
+  KernelBody body;
+  uint32_t warps_per_cta = 1;
+  uint32_t last_warp_mask = 0xFFFFFFFFu;  // lanes of the last warp when threads % 32 != 0
+  uint32_t instructions_per_warp = 0;
+  uint64_t barrier_step = 0;  // barriers_per_instruction in 32.32 fixed point
+  uint64_t seed = 0;
+
+  GlobalPattern pattern = GlobalPattern::Coalesced;
+  uint32_t access_bytes = 4;
+  uint64_t footprint = 0;    // usable bytes of each region (whole access units)
+  uint64_t chunk = 0;        // coalesced: bytes each warp sweeps
+  uint64_t chunk_slots = 1;  // coalesced: chunks in the footprint
+  uint64_t stride = 0;       // strided: lane-to-lane distance mod footprint
+  uint64_t load_base = kGlobalLoadBase, store_base = 0;
+
+  uint32_t smem_words = 0;   // usable words: a multiple of 32 so stride 1 never conflicts
+  uint32_t smem_stride = 1;  // words, mod smem_words
+};
+
+// One warp's walk through one global region (loads or stores).
+struct GlobalCursor {
+  uint64_t base = 0;   // region start (+ chunk start for coalesced)
+  uint64_t pos = 0;    // coalesced: offset in chunk; strided: offset of lane 0 in region
+};
+
+class ProfileWarpProgram final : public WarpProgram {
+ public:
+  ProfileWarpProgram(std::shared_ptr<const KernelShape> k, uint32_t cta, uint32_t warp)
+      : k_(std::move(k)),
+        body_(k_->body.data()),
+        body_size_(static_cast<uint32_t>(k_->body.size())),
+        remaining_(k_->instructions_per_warp),
+        warp_mask_(warp + 1 == k_->warps_per_cta ? k_->last_warp_mask : 0xFFFFFFFFu),
+        rng_(stream_seed(k_->seed, cta, warp)) {
+    const uint64_t gwarp = uint64_t{cta} * k_->warps_per_cta + warp;
+    const uint64_t f = k_->footprint;
+    load_.base = k_->load_base;
+    store_.base = k_->store_base;
+    if (k_->pattern == GlobalPattern::Coalesced) {
+      const uint64_t start = (gwarp % k_->chunk_slots) * k_->chunk;
+      load_.base += start;
+      store_.base += start;
+    } else if (k_->pattern == GlobalPattern::Strided) {
+      // Thread t's first element is t * stride: lane 0 of this warp starts at gwarp * 32 * stride.
+      load_.pos = store_.pos =
+          static_cast<uint64_t>((static_cast<unsigned __int128>(gwarp) * kWarpLanes * k_->stride) % f);
+    }
+    if (k_->smem_words)
+      smem_pos_ = static_cast<uint32_t>((uint64_t{warp} * kWarpLanes * k_->smem_stride) % k_->smem_words);
+  }
+
+  bool next(WarpInstruction& out) override {
+    if (remaining_ == 0) return false;
+    --remaining_;
+    barrier_acc_ += k_->barrier_step;
+    if (barrier_acc_ >= kOne) {  // same count on every warp of a CTA: barriers always match
+      barrier_acc_ -= kOne;
+      out.op = OpClass::Barrier;
+      out.num_dst = out.num_src = 0;
+      out.access_bytes = 0;
+      out.active_mask = warp_mask_;
+      out.pc = uint64_t{body_size_} * kPcStep;
+      out.dst = {kNoReg, kNoReg};
+      out.src = {kNoReg, kNoReg, kNoReg, kNoReg};
+      return true;
+    }
+    const BodyInstruction& in = body_[index_];
+    out.pc = uint64_t{index_} * kPcStep;
+    if (++index_ == body_size_) index_ = 0;
+    out.op = in.op;
+    out.num_dst = in.num_dst;
+    out.num_src = in.num_src;
+    out.active_mask = in.active_mask & warp_mask_;
+    out.dst = in.dst;
+    out.src = in.src;
+    switch (in.op) {
+      case OpClass::GlobalLoad:
+        global_addresses(out, load_);
+        break;
+      case OpClass::GlobalStore:
+        global_addresses(out, store_);
+        break;
+      case OpClass::SharedLoad:
+      case OpClass::SharedStore:
+        shared_addresses(out);
+        break;
+      default:
+        out.access_bytes = 0;
+    }
+    return true;
+  }
+
+ private:
+  void global_addresses(WarpInstruction& out, GlobalCursor& c) {
+    const KernelShape& k = *k_;
+    const uint32_t ab = k.access_bytes;
+    out.access_bytes = static_cast<uint8_t>(ab);
+    switch (k.pattern) {
+      case GlobalPattern::Coalesced: {
+        const uint64_t first = c.base + c.pos;
+        for (unsigned l = 0; l < kWarpLanes; ++l) out.addr[l] = first + uint64_t{l} * ab;
+        c.pos += uint64_t{kWarpLanes} * ab;
+        if (c.pos >= k.chunk) c.pos = 0;
+        break;
+      }
+      case GlobalPattern::Strided: {
+        uint64_t x = c.pos;
+        for (unsigned l = 0; l < kWarpLanes; ++l) {
+          out.addr[l] = c.base + x;
+          x += k.stride;
+          if (x >= k.footprint) x -= k.footprint;
+        }
+        c.pos += ab;  // next iteration: each thread's next element
+        if (c.pos >= k.footprint) c.pos -= k.footprint;
+        break;
+      }
+      case GlobalPattern::Random: {
+        const uint64_t units = k.footprint / ab;
+        for (unsigned l = 0; l < kWarpLanes; ++l) out.addr[l] = c.base + rng_.below(units) * ab;
+        break;
+      }
+    }
+  }
+
+  void shared_addresses(WarpInstruction& out) {
+    const KernelShape& k = *k_;
+    out.access_bytes = 4;
+    uint32_t x = smem_pos_;
+    for (unsigned l = 0; l < kWarpLanes; ++l) {
+      out.addr[l] = uint64_t{x} * 4;
+      x += k.smem_stride;
+      if (x >= k.smem_words) x -= k.smem_words;
+    }
+    if (++smem_pos_ == k.smem_words) smem_pos_ = 0;
+  }
+
+  std::shared_ptr<const KernelShape> k_;
+  const BodyInstruction* body_;
+  uint32_t body_size_;
+  uint32_t index_ = 0;
+  uint32_t remaining_;
+  uint32_t warp_mask_;
+  uint64_t barrier_acc_ = 0;
+  GlobalCursor load_, store_;
+  uint32_t smem_pos_ = 0;
+  SplitMix64 rng_;
+};
+
+class ProfileKernel final : public KernelSource {
+ public:
+  explicit ProfileKernel(std::shared_ptr<const KernelShape> k) : k_(std::move(k)) {}
+  const std::string& name() const override { return k_->name; }
+  const KernelResources& resources() const override { return k_->res; }
+  std::unique_ptr<WarpProgram> warp_program(uint32_t cta_id, uint32_t warp_in_cta) override {
+    if (cta_id >= k_->res.grid_ctas || warp_in_cta >= k_->warps_per_cta)
+      throw std::out_of_range("kernel " + k_->name + ": no warp " + std::to_string(warp_in_cta) + " in CTA " +
+                              std::to_string(cta_id) + " (grid " + std::to_string(k_->res.grid_ctas) + " CTAs of " +
+                              std::to_string(k_->warps_per_cta) + " warps)");
+    return std::make_unique<ProfileWarpProgram>(k_, cta_id, warp_in_cta);
+  }
+
+ private:
+  std::shared_ptr<const KernelShape> k_;
+};
+
+void override_value(uint32_t& field, int64_t value, int64_t lo, int64_t hi, const std::string& file,
+                    const char* key) {
+  if (value < 0) return;  // not overridden
+  if (value < lo || value > hi)
+    throw input_error(file + " (with overrides)", key,
+                      "override value " + std::to_string(value) + " is not an integer in [" + std::to_string(lo) +
+                          ", " + std::to_string(hi) + "]");
+  field = static_cast<uint32_t>(value);
+}
+
+}  // namespace
+
+std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, const ResourceOverrides& overrides,
+                                                  const FrontendOptions& options) {
+  auto k = std::make_shared<KernelShape>();
+  KernelShape& s = *k;
+  s.name = profile.name;
+  s.res = profile.resources;
+  const std::string& file = profile.file;
+  override_value(s.res.grid_ctas, overrides.grid_ctas, 1, (int64_t{1} << 31) - 1, file, "grid_ctas");
+  override_value(s.res.threads_per_cta, overrides.threads_per_cta, 1, 2048, file, "threads_per_cta");
+  override_value(s.res.regs_per_thread, overrides.regs_per_thread, 1, 255, file, "regs_per_thread");
+  override_value(s.res.smem_bytes_per_cta, overrides.smem_bytes_per_cta, 0, 1 << 20, file, "smem_bytes_per_cta");
+  const bool has_shared = profile.mix_of(MixClass::SharedLoad) + profile.mix_of(MixClass::SharedStore) > 0;
+  if (has_shared && s.res.smem_bytes_per_cta < 4)
+    throw input_error(file + " (with overrides)", "smem_bytes_per_cta",
+                      "is " + std::to_string(s.res.smem_bytes_per_cta) +
+                          " but the mix has shared_load/shared_store; it must be at least 4");
+
+  s.body = build_kernel_body(profile, s.res.regs_per_thread);
+  if (options.reorder_registers) reorder_registers_by_first_use(s.body, s.res.regs_per_thread);
+
+  s.warps_per_cta = s.res.warps_per_cta();
+  const uint32_t tail = s.res.threads_per_cta % kWarpLanes;
+  s.last_warp_mask = tail ? (1u << tail) - 1 : 0xFFFFFFFFu;
+  s.instructions_per_warp = profile.instructions_per_warp;
+  s.barrier_step = static_cast<uint64_t>(profile.barriers_per_instruction * static_cast<double>(kOne) + 0.5);
+  s.seed = profile.seed;
+
+  s.pattern = profile.global_pattern;
+  s.access_bytes = profile.global_access_bytes;
+  const uint64_t unit = std::max<uint64_t>(kLineBytes, uint64_t{kWarpLanes} * s.access_bytes);
+  s.footprint = profile.global_footprint_bytes / unit * unit;
+  if (s.footprint == 0) s.footprint = profile.global_footprint_bytes / s.access_bytes * s.access_bytes;
+  const uint64_t total_warps = uint64_t{s.res.grid_ctas} * s.warps_per_cta;
+  const uint64_t units = s.footprint / unit;
+  s.chunk = std::max<uint64_t>(1, units / total_warps) * unit;
+  if (s.chunk > s.footprint) s.chunk = s.footprint;
+  s.chunk_slots = std::max<uint64_t>(1, s.footprint / s.chunk);
+  s.stride = profile.global_stride_bytes % s.footprint;
+  s.store_base = s.load_base + (s.footprint + kGlobalRegionAlign - 1) / kGlobalRegionAlign * kGlobalRegionAlign;
+  if (s.store_base + s.footprint > kGlobalLimit)
+    throw input_error(file, "global.footprint_bytes", "load and store regions would reach the swap region");
+
+  const uint32_t words = s.res.smem_bytes_per_cta / 4;
+  s.smem_words = words >= kWarpLanes ? words / kWarpLanes * kWarpLanes : words;
+  s.smem_stride = s.smem_words ? profile.shared_stride_words % s.smem_words : 0;
+  return std::make_unique<ProfileKernel>(std::move(k));
+}
+
+}  // namespace smshare

@@ -1,0 +1,35 @@
+// A KernelSource made from a KernelProfile: every warp loops over the
+// kernel's static body (kernel_body.hpp) and makes its own memory addresses.
+//
+// Streams are deterministic per (profile, seed, cta, warp) and cost a copy
+// per ALU instruction: no allocation and no random draw after
+// warp_program() returns (random global addresses draw one number per lane).
+#pragma once
+
+#include <memory>
+
+#include "hw/frontend/kernel.hpp"
+#include "hw/frontend/kernel_profile.hpp"
+
+namespace smshare {
+
+struct FrontendOptions {
+  // Jatala Sec. IV-B: renumber registers by first use so that the registers
+  // a warp touches first are the low (unshared) ones.
+  bool reorder_registers = false;
+};
+
+// Global memory layout of profiled kernels. Everything lies below the swap
+// region (DramSpec::swap_base = 0xF000000000).
+constexpr uint64_t kGlobalLoadBase = 0x10000000ull;  // loads sweep [base, base + footprint)
+constexpr uint64_t kGlobalRegionAlign = 1ull << 20;  // stores start at the next MiB above the load region
+constexpr uint64_t kGlobalLimit = 0xF000000000ull;
+
+// Applies `overrides` (validated: threads in [1, 2048], regs in [1, 255],
+// smem in [0, 1 MiB], grid in [1, 2^31), and scratchpad present when the mix
+// has shared accesses) and builds the kernel. Throws InputError naming the
+// profile file and the overridden key.
+std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, const ResourceOverrides& overrides,
+                                                  const FrontendOptions& options);
+
+}  // namespace smshare

@@ -1,0 +1,547 @@
+#include "hw/frontend/trace_kernel.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "hw/common/error.hpp"
+
+namespace smshare {
+
+// ---------------------------------------------------------------- the file
+
+// A read-only mapping of a trace file, or of the decompressed content of an
+// .xz trace (kept in an already-unlinked temporary file).
+class MappedTraceFile {
+ public:
+  MappedTraceFile(const MappedTraceFile&) = delete;
+  MappedTraceFile& operator=(const MappedTraceFile&) = delete;
+  ~MappedTraceFile() {
+    if (data_ && size_) munmap(const_cast<char*>(data_), size_);
+  }
+
+  static std::shared_ptr<const MappedTraceFile> open(const std::string& path) {
+    const bool xz = path.size() > 3 && path.compare(path.size() - 3, 3, ".xz") == 0;
+    int fd = xz ? decompress_xz(path) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw input_error(path, "", std::string("cannot open trace file: ") + std::strerror(errno));
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+      int e = errno;
+      ::close(fd);
+      throw input_error(path, "", std::string("cannot stat trace file: ") + std::strerror(e));
+    }
+    auto f = std::shared_ptr<MappedTraceFile>(new MappedTraceFile());
+    f->size_ = static_cast<size_t>(st.st_size);
+    if (f->size_ > 0) {
+      void* m = mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (m == MAP_FAILED) {
+        int e = errno;
+        ::close(fd);
+        throw input_error(path, "", std::string("cannot map trace file: ") + std::strerror(e));
+      }
+      f->data_ = static_cast<const char*>(m);
+    }
+    ::close(fd);
+    return f;
+  }
+
+  const char* data() const { return data_; }
+  size_t size() const { return size_; }
+  const char* end() const { return data_ + size_; }
+
+ private:
+  MappedTraceFile() = default;
+
+  static bool have_program(const char* name) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    size_t start = 0;
+    while (start <= dirs.size()) {
+      size_t colon = dirs.find(':', start);
+      std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      if (dir.empty()) dir = ".";
+      if (access((dir + "/" + name).c_str(), X_OK) == 0) return true;
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    return false;
+  }
+
+  static std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  }
+
+  // Decompresses `path` with `xz -dc` into an unlinked temporary file and
+  // returns its descriptor.
+  static int decompress_xz(const std::string& path) {
+    if (::access(path.c_str(), R_OK) != 0)
+      throw input_error(path, "", std::string("cannot open trace file: ") + std::strerror(errno));
+    if (!have_program("xz"))
+      throw input_error(path, "",
+                        "reading an .xz trace needs the 'xz' program, which is not installed "
+                        "(Debian/Ubuntu: apt-get install xz-utils), or decompress it yourself with unxz");
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/smshare-trace-XXXXXX";
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    int fd = mkstemp(name.data());
+    if (fd < 0)
+      throw input_error(path, "", "cannot create a temporary file in " + tmpl + ": " + std::strerror(errno));
+    unlink(name.data());  // the mapping keeps the content alive; nothing to clean up later
+    FILE* pipe = popen(("xz -dc -- " + shell_quote(path)).c_str(), "r");
+    if (!pipe) {
+      int e = errno;
+      ::close(fd);
+      throw input_error(path, "", std::string("cannot run xz: ") + std::strerror(e));
+    }
+    std::vector<char> buf(1 << 20);
+    bool write_failed = false;
+    for (;;) {
+      size_t n = fread(buf.data(), 1, buf.size(), pipe);
+      if (n == 0) break;
+      for (size_t done = 0; done < n && !write_failed;) {
+        ssize_t w = ::write(fd, buf.data() + done, n - done);
+        if (w < 0) {
+          if (errno == EINTR) continue;
+          write_failed = true;
+        } else {
+          done += static_cast<size_t>(w);
+        }
+      }
+      if (write_failed) break;
+    }
+    int status = pclose(pipe);
+    if (write_failed) {
+      int e = errno;
+      ::close(fd);
+      throw input_error(path, "", "cannot write the decompressed trace to " + tmpl + ": " + std::strerror(e));
+    }
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      ::close(fd);
+      throw input_error(path, "",
+                        "xz -dc failed (exit status " +
+                            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                            "): not a valid .xz file, or truncated");
+    }
+    return fd;
+  }
+
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+namespace {
+
+inline bool is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Iterates over the lines of [p, end), numbering them from `line_no`.
+struct LineCursor {
+  const char* p;
+  const char* end;
+  uint64_t line_no;  // number of the line `p` points at
+
+  // Sets [b, e) to the next line (without newline); false at end of file.
+  bool next(const char*& b, const char*& e, uint64_t& no) {
+    if (p >= end) return false;
+    b = p;
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    e = nl ? nl : end;
+    p = nl ? nl + 1 : end;
+    no = line_no++;
+    return true;
+  }
+};
+
+std::string_view trimmed(const char* b, const char* e) {
+  while (b != e && is_blank_char(*b)) ++b;
+  while (e != b && is_blank_char(e[-1])) --e;
+  return std::string_view(b, static_cast<size_t>(e - b));
+}
+
+std::string shown(std::string_view s) {
+  return s.size() > 60 ? std::string(s.substr(0, 60)) + "..." : std::string(s);
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "key = n" → n; "key = a,b,c" → {a,b,c}. Whitespace around '=' and ',' is free.
+bool parse_numbers_after_eq(std::string_view line, uint64_t* out, int count) {
+  size_t eq = line.find('=');
+  if (eq == std::string_view::npos) return false;
+  std::string_view v = line.substr(eq + 1);
+  for (int i = 0; i < count; ++i) {
+    while (!v.empty() && is_blank_char(v.front())) v.remove_prefix(1);
+    if (v.empty() || v.front() < '0' || v.front() > '9') return false;
+    uint64_t n = 0;
+    size_t k = 0;
+    while (k < v.size() && v[k] >= '0' && v[k] <= '9') {
+      if (n > (UINT32_MAX - static_cast<uint64_t>(v[k] - '0')) / 10) return false;
+      n = n * 10 + static_cast<uint64_t>(v[k] - '0');
+      ++k;
+    }
+    out[i] = n;
+    v.remove_prefix(k);
+    while (!v.empty() && is_blank_char(v.front())) v.remove_prefix(1);
+    if (i + 1 < count) {
+      if (v.empty() || v.front() != ',') return false;
+      v.remove_prefix(1);
+    }
+  }
+  return v.empty();
+}
+
+std::string first_word(std::string_view line) {
+  size_t k = 0;
+  while (k < line.size() && !is_blank_char(line[k]) && line[k] != '=') ++k;
+  return std::string(line.substr(0, k));
+}
+
+// One warp's instruction stream, decoded line by line from the mapping.
+class TraceWarpProgram : public WarpProgram {
+ public:
+  TraceWarpProgram(std::shared_ptr<const MappedTraceFile> file, std::shared_ptr<const TraceLineParser> parser,
+                   uint64_t offset, uint32_t count, uint64_t line_no)
+      : file_(std::move(file)),
+        parser_(std::move(parser)),
+        cursor_{file_->data() + offset, file_->end(), line_no},
+        remaining_(count) {}
+
+  bool next(WarpInstruction& out) override {
+    const char* b;
+    const char* e;
+    uint64_t no;
+    while (remaining_ > 0 && cursor_.next(b, e, no)) {
+      const char* q = b;
+      while (q != e && is_blank_char(*q)) ++q;
+      if (q == e) continue;  // blank line
+      LineExtras extras;
+      parser_->parse(b, e, no, out, extras);
+      --remaining_;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  std::shared_ptr<const MappedTraceFile> file_;
+  std::shared_ptr<const TraceLineParser> parser_;
+  LineCursor cursor_;
+  uint32_t remaining_;
+};
+
+class EmptyWarpProgram : public WarpProgram {
+ public:
+  bool next(WarpInstruction&) override { return false; }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- kernel
+
+TraceKernel::TraceKernel(const std::string& path, const ResourceOverrides& overrides, const TraceOptions& options)
+    : path_(path) {
+  file_ = MappedTraceFile::open(path);
+
+  // Header: '-key = value' lines and '#' comments up to the first #BEGIN_TB
+  // (or the first line that is neither).
+  TraceHeaderParser hp(path);
+  LineCursor cur{file_->data(), file_->end(), 1};
+  const char* body = file_->end();
+  uint64_t body_line = cur.line_no;
+  {
+    const char* b;
+    const char* e;
+    uint64_t no;
+    for (;;) {
+      const char* before = cur.p;
+      const uint64_t before_line = cur.line_no;
+      if (!cur.next(b, e, no)) {
+        body_line = cur.line_no;
+        break;
+      }
+      std::string_view line = trimmed(b, e);
+      if (line.empty()) continue;
+      if (line[0] == '-') {
+        hp.add_line(line, no);
+        continue;
+      }
+      if (line[0] == '#' && !starts_with(line, "#BEGIN_TB") && !starts_with(line, "#END_TB")) continue;
+      body = before;
+      body_line = before_line;
+      break;
+    }
+  }
+  header_ = hp.finish(body_line);
+  table_ = &opcode_table_for(header_.binary_version, path + ":" + std::to_string(body_line));
+  parser_ = std::make_shared<const TraceLineParser>(path, header_, *table_, options.unknown_opcode_as_alu);
+
+  if (header_.grid_ctas() > UINT32_MAX)
+    throw input_error(path, "grid dim", "more than 2^32 CTAs in the grid");
+  resources_.grid_ctas = static_cast<uint32_t>(header_.grid_ctas());
+  resources_.threads_per_cta = static_cast<uint32_t>(header_.threads_per_cta());
+  resources_.regs_per_thread = header_.nregs;
+  resources_.smem_bytes_per_cta = header_.shmem_bytes;
+  if (overrides.grid_ctas >= 0) resources_.grid_ctas = static_cast<uint32_t>(overrides.grid_ctas);
+  if (overrides.threads_per_cta >= 0) resources_.threads_per_cta = static_cast<uint32_t>(overrides.threads_per_cta);
+  if (overrides.regs_per_thread >= 0) resources_.regs_per_thread = static_cast<uint32_t>(overrides.regs_per_thread);
+  if (overrides.smem_bytes_per_cta >= 0)
+    resources_.smem_bytes_per_cta = static_cast<uint32_t>(overrides.smem_bytes_per_cta);
+
+  build_index(body, body_line);
+}
+
+TraceKernel::~TraceKernel() = default;
+
+void TraceKernel::build_index(const char* body, uint64_t body_line) {
+  const uint32_t warps_per_cta = header_.warps_per_cta();
+  ctas_.assign(header_.grid_ctas(), CtaIndex{});
+
+  LineCursor cur{body, file_->end(), body_line};
+  auto where = [&](uint64_t line) { return path_ + ":" + std::to_string(line); };
+
+  bool in_tb = false;
+  uint64_t tb_line = 0;        // line of the open #BEGIN_TB
+  uint64_t tb_offset = 0;
+  int64_t cta = -1;            // linear id of the open block, once 'thread block' was read
+  uint64_t tb_xyz[3] = {0, 0, 0};
+  int64_t warp = -1;           // current warp section
+  bool have_insts = false;     // current warp's 'insts = n' seen
+  uint64_t insts_line = 0;
+  uint32_t declared = 0, seen = 0;
+  std::vector<uint8_t> warp_seen;
+
+  auto block_name = [&]() {
+    return "thread block " + std::to_string(tb_xyz[0]) + "," + std::to_string(tb_xyz[1]) + "," +
+           std::to_string(tb_xyz[2]);
+  };
+  // Checks the current warp section got exactly `insts` lines.
+  auto close_warp = [&](uint64_t line) {
+    if (warp >= 0 && have_insts && seen != declared)
+      throw input_error(where(line), "insts",
+                        "warp " + std::to_string(warp) + " of " + block_name() + " declares insts = " +
+                            std::to_string(declared) + " (line " + std::to_string(insts_line) + ") but has " +
+                            std::to_string(seen) + " instruction lines");
+    if (warp >= 0 && !have_insts)
+      throw input_error(where(line), "insts",
+                        "warp " + std::to_string(warp) + " of " + block_name() + " has no 'insts = n' line");
+    warp = -1;
+    have_insts = false;
+  };
+
+  WarpInstruction inst;
+  LineExtras extras;
+  const char* b;
+  const char* e;
+  uint64_t no;
+  while (cur.next(b, e, no)) {
+    // Instruction lines first: they are nearly all of the file.
+    if (in_tb && have_insts && seen < declared) {
+      const char* q = b;
+      while (q != e && is_blank_char(*q)) ++q;
+      if (q == e) continue;
+      if (!is_trace_block_keyword(q, e)) {
+        if (seen == 0) {
+          WarpIndex& w = warps_[ctas_[static_cast<size_t>(cta)].first_warp + static_cast<uint32_t>(warp)];
+          w.offset = static_cast<uint64_t>(b - file_->data());
+          w.line = static_cast<uint32_t>(no);
+          w.count = declared;
+        }
+        parser_->parse(b, e, no, inst, extras);
+        ++seen;
+        ++stats_.instruction_lines;
+        ++stats_.per_class[static_cast<size_t>(inst.op)];
+        stats_.dropped_registers += extras.dropped_regs;
+        if (extras.unknown_opcode) ++stats_.unknown_opcodes[std::string(extras.mnemonic)];
+        continue;
+      }
+      // A keyword before the declared count was reached: close_warp reports it.
+      std::string_view kw = trimmed(q, e);
+      if (kw[0] == '#' && !starts_with(kw, "#BEGIN_TB") && !starts_with(kw, "#END_TB"))
+        throw input_error(where(no), "insts",
+                          "comment line among the instruction lines of warp " + std::to_string(warp));
+    }
+
+    std::string_view line = trimmed(b, e);
+    if (line.empty()) continue;
+
+    if (starts_with(line, "#BEGIN_TB")) {
+      if (in_tb)
+        throw input_error(where(no), "#BEGIN_TB",
+                          "#BEGIN_TB before the #END_TB of the thread block opened at line " + std::to_string(tb_line));
+      in_tb = true;
+      tb_line = no;
+      tb_offset = static_cast<uint64_t>(b - file_->data());
+      cta = -1;
+      warp = -1;
+      have_insts = false;
+      continue;
+    }
+    if (starts_with(line, "#END_TB")) {
+      if (!in_tb) throw input_error(where(no), "#END_TB", "#END_TB without a matching #BEGIN_TB");
+      close_warp(no);
+      if (cta < 0) throw input_error(where(no), "thread block", "thread block opened at line " + std::to_string(tb_line) + " has no 'thread block = x,y,z' line");
+      in_tb = false;
+      continue;
+    }
+    if (line[0] == '#') continue;  // comment
+    if (!in_tb) {
+      if (line[0] == '-') throw input_error(where(no), "", "header line '" + shown(line) + "' after the trace body began");
+      throw input_error(where(no), "", "'" + shown(line) + "' outside a #BEGIN_TB ... #END_TB block");
+    }
+
+    const std::string word = first_word(line);
+    if (word == "thread") {
+      if (cta >= 0) throw input_error(where(no), "thread block", "second 'thread block' line in one block");
+      if (!starts_with(line, "thread block") || !parse_numbers_after_eq(line, tb_xyz, 3))
+        throw input_error(where(no), "thread block", "'" + shown(line) + "' is not 'thread block = x,y,z'");
+      for (int i = 0; i < 3; ++i)
+        if (tb_xyz[i] >= header_.grid_dim[i])
+          throw input_error(where(no), "thread block",
+                            block_name() + " is outside the grid (" + std::to_string(header_.grid_dim[0]) + "," +
+                                std::to_string(header_.grid_dim[1]) + "," + std::to_string(header_.grid_dim[2]) + ")");
+      cta = static_cast<int64_t>((tb_xyz[2] * header_.grid_dim[1] + tb_xyz[1]) * header_.grid_dim[0] + tb_xyz[0]);
+      CtaIndex& c = ctas_[static_cast<size_t>(cta)];
+      if (c.present) throw input_error(where(no), "thread block", block_name() + " appears twice in the trace");
+      c.present = true;
+      c.begin_offset = tb_offset;
+      c.first_warp = static_cast<uint32_t>(warps_.size());
+      warps_.resize(warps_.size() + warps_per_cta);
+      warp_seen.assign(warps_per_cta, 0);
+      ++stats_.ctas_in_file;
+      continue;
+    }
+    if (word == "cluster") continue;  // cluster id / cta / rank (Hopper tracers): unused
+    if (word == "warp") {
+      close_warp(no);
+      if (cta < 0) throw input_error(where(no), "warp", "'warp' line before the 'thread block = x,y,z' line");
+      uint64_t w = 0;
+      if (!parse_numbers_after_eq(line, &w, 1))
+        throw input_error(where(no), "warp", "'" + shown(line) + "' is not 'warp = n'");
+      if (w >= warps_per_cta)
+        throw input_error(where(no), "warp",
+                          "warp " + std::to_string(w) + " does not exist: the block dim gives " +
+                              std::to_string(warps_per_cta) + " warps per CTA");
+      if (warp_seen[w]) throw input_error(where(no), "warp", "warp " + std::to_string(w) + " of " + block_name() + " appears twice");
+      warp_seen[w] = 1;
+      warp = static_cast<int64_t>(w);
+      ++stats_.warps_in_file;
+      continue;
+    }
+    if (word == "insts") {
+      if (warp < 0) throw input_error(where(no), "insts", "'insts' line before a 'warp = n' line");
+      if (have_insts) throw input_error(where(no), "insts", "second 'insts' line for warp " + std::to_string(warp));
+      uint64_t n = 0;
+      if (!parse_numbers_after_eq(line, &n, 1))
+        throw input_error(where(no), "insts", "'" + shown(line) + "' is not 'insts = n'");
+      have_insts = true;
+      insts_line = no;
+      declared = static_cast<uint32_t>(n);
+      seen = 0;
+      continue;
+    }
+    // An instruction line where none is expected.
+    if (warp < 0) throw input_error(where(no), "", "instruction line '" + shown(line) + "' before a 'warp = n' line");
+    if (!have_insts) throw input_error(where(no), "insts", "instruction line before the 'insts = n' line of warp " + std::to_string(warp));
+    throw input_error(where(no), "insts",
+                      "warp " + std::to_string(warp) + " of " + block_name() + " declares insts = " +
+                          std::to_string(declared) + " (line " + std::to_string(insts_line) +
+                          ") but has more instruction lines");
+  }
+  if (in_tb)
+    throw input_error(where(cur.line_no), "#END_TB",
+                      "file ends inside the thread block opened at line " + std::to_string(tb_line) +
+                          " (missing #END_TB; truncated file?)");
+  if (stats_.ctas_in_file == 0) throw input_error(where(cur.line_no), "#BEGIN_TB", "the trace has no thread blocks");
+}
+
+std::unique_ptr<WarpProgram> TraceKernel::warp_program(uint32_t cta_id, uint32_t warp_in_cta) {
+  if (cta_id >= resources_.grid_ctas || warp_in_cta >= resources_.warps_per_cta())
+    throw std::out_of_range("TraceKernel::warp_program: CTA " + std::to_string(cta_id) + " warp " +
+                            std::to_string(warp_in_cta) + " is outside the kernel");
+  const CtaIndex& c = ctas_[cta_id % ctas_.size()];
+  if (!c.present) return std::make_unique<EmptyWarpProgram>();
+  const WarpIndex& w = warps_[c.first_warp + warp_in_cta % header_.warps_per_cta()];
+  if (w.count == 0) return std::make_unique<EmptyWarpProgram>();
+  return std::make_unique<TraceWarpProgram>(file_, parser_, w.offset, w.count, w.line);
+}
+
+// ---------------------------------------------------------------- kernel list
+
+TraceKernelList read_trace_kernel_list(const std::string& kernelslist_path) {
+  std::ifstream in(kernelslist_path);
+  if (!in) throw input_error(kernelslist_path, "", std::string("cannot open kernel list: ") + std::strerror(errno));
+  std::string dir;
+  size_t slash = kernelslist_path.rfind('/');
+  if (slash != std::string::npos) dir = kernelslist_path.substr(0, slash + 1);
+
+  TraceKernelList list;
+  std::string raw;
+  uint64_t no = 0;
+  while (std::getline(in, raw)) {
+    ++no;
+    const std::string where = kernelslist_path + ":" + std::to_string(no);
+    std::string_view line = trimmed(raw.data(), raw.data() + raw.size());
+    if (line.empty() || line[0] == '#') continue;
+    if (starts_with(line, "Memcpy")) {
+      // MemcpyHtoD,0x00007f1234000000,4096
+      TraceMemcpy m;
+      size_t c1 = line.find(','), c2 = c1 == std::string_view::npos ? c1 : line.find(',', c1 + 1);
+      bool ok = c1 != std::string_view::npos && c2 != std::string_view::npos;
+      if (ok) {
+        m.kind = std::string(line.substr(0, c1));
+        std::string a(trimmed(line.data() + c1 + 1, line.data() + c2));
+        std::string n(trimmed(line.data() + c2 + 1, line.data() + line.size()));
+        char* end = nullptr;
+        errno = 0;
+        m.address = std::strtoull(a.c_str(), &end, 16);
+        ok = !a.empty() && *end == '\0' && errno == 0;
+        end = nullptr;
+        m.bytes = std::strtoull(n.c_str(), &end, 10);
+        ok = ok && !n.empty() && *end == '\0' && errno == 0 && n[0] != '-';
+      }
+      if (!ok) throw input_error(where, "", "'" + shown(line) + "' is not 'MemcpyHtoD,<hex address>,<bytes>'");
+      list.memcpys.push_back(m);
+      continue;
+    }
+    if (ends_with(line, ".traceg") || ends_with(line, ".traceg.xz")) {
+      std::string p(line);
+      list.kernel_paths.push_back(p[0] == '/' ? p : dir + p);
+      continue;
+    }
+    if (ends_with(line, ".trace") || ends_with(line, ".trace.xz"))
+      throw input_error(where, "",
+                        "'" + shown(line) + "' is a raw tracer output; run Accel-Sim's post-traces-processing on "
+                        "the kernelslist to make kernel-N.traceg files and kernelslist.g");
+    throw input_error(where, "",
+                      "'" + shown(line) + "' is neither a Memcpy line nor a kernel trace (kernel-N.traceg or .traceg.xz)");
+  }
+  if (list.kernel_paths.empty()) throw input_error(kernelslist_path, "", "the kernel list names no kernel trace");
+  return list;
+}
+
+std::vector<std::unique_ptr<KernelSource>> load_trace_kernels(const std::string& kernelslist_path,
+                                                              const ResourceOverrides& overrides,
+                                                              const TraceOptions& options) {
+  TraceKernelList list = read_trace_kernel_list(kernelslist_path);
+  std::vector<std::unique_ptr<KernelSource>> kernels;
+  for (const auto& p : list.kernel_paths) kernels.push_back(std::make_unique<TraceKernel>(p, overrides, options));
+  return kernels;
+}
+
+}  // namespace smshare
