@@ -1,0 +1,65 @@
+// Baseline: CTAs admitted while registers, scratchpad, threads, CTA slots and
+// warp slots last; every register lives in bank (reg + warp) % banks, as in
+// GPGPU-Sim; every warp may issue.
+#include <algorithm>
+
+#include "hw/common/error.hpp"
+#include "hw/sm/mechanism.hpp"
+
+namespace smshare {
+namespace {
+
+class BaselineAdmission final : public CtaAdmission {
+ public:
+  BaselineAdmission(const SmSpec& sm, const KernelResources& k, const std::string& origin)
+      : footprint_(cta_footprint(sm, k)), occupancy_(baseline_occupancy(sm, k, origin)) {}
+
+  Occupancy occupancy() const override { return occupancy_; }
+
+  bool try_admit(uint32_t cta_slot, CtaAllocation& alloc) override {
+    if (resident_ >= occupancy_.ctas_per_sm) return false;
+    ++resident_;
+    alloc = {cta_slot, footprint_.registers, footprint_.smem_bytes, footprint_.threads, footprint_.warps};
+    return true;
+  }
+  void release(const CtaAllocation&) override { --resident_; }
+  uint32_t registers_allocated() const override { return resident_ * footprint_.registers; }
+  uint32_t smem_allocated() const override { return resident_ * footprint_.smem_bytes; }
+
+ private:
+  CtaFootprint footprint_;
+  Occupancy occupancy_;
+  uint32_t resident_ = 0;
+};
+
+class BaselineRoute final : public RegisterRoute {
+ public:
+  explicit BaselineRoute(uint32_t banks) : banks_(banks) {}
+  OperandRoute route(const WarpContext& w, uint16_t reg, bool, uint64_t) override {
+    return {false, static_cast<uint16_t>((reg + w.slot) % banks_), 0};
+  }
+
+ private:
+  uint32_t banks_;
+};
+
+class OpenGate final : public WarpGate {
+ public:
+  bool may_issue(const WarpContext&, const WarpInstruction&, uint64_t) override { return true; }
+};
+
+}  // namespace
+
+Mechanism make_mechanism(const std::string& name, const SmSpec& sm, const KernelResources& kernel,
+                         const std::string& origin) {
+  if (name == "baseline")
+    return {name, std::make_unique<BaselineAdmission>(sm, kernel, origin),
+            std::make_unique<BaselineRoute>(sm.register_banks), std::make_unique<OpenGate>()};
+  std::string known;
+  for (const auto& m : list_mechanisms()) known += (known.empty() ? "" : ", ") + m;
+  throw InputError("--mechanism: unknown mechanism '" + name + "' (known: " + known + ")");
+}
+
+std::vector<std::string> list_mechanisms() { return {"baseline"}; }
+
+}  // namespace smshare

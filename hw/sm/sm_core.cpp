@@ -1,0 +1,581 @@
+#include "hw/sm/sm_core.hpp"
+
+#include <algorithm>
+
+#include "hw/sm/memory_access.hpp"
+
+namespace smshare {
+
+const char* to_string(StallReason r) {
+  switch (r) {
+    case StallReason::None: return "none";
+    case StallReason::NoWarp: return "no_warp";
+    case StallReason::Drain: return "drain";
+    case StallReason::Fetch: return "fetch";
+    case StallReason::Barrier: return "barrier";
+    case StallReason::Scoreboard: return "scoreboard";
+    case StallReason::Gate: return "gate";
+    case StallReason::Pipeline: return "pipeline";
+  }
+  return "unknown";
+}
+
+struct SmCore::Warp {
+  bool valid = false;
+  bool stream_done = false;  // the program has no more instructions
+  bool exhausted = false;    // ... and every instruction has issued: it can reach no more barriers
+  bool at_barrier = false;
+  WarpContext ctx;
+  std::unique_ptr<WarpProgram> program;
+  std::vector<WarpInstruction> ibuffer;
+  uint32_t ib_head = 0;
+  uint32_t ib_count = 0;
+  std::bitset<kMaxArchRegs> pending_writes;  // the scoreboard
+  uint32_t in_flight = 0;                    // issued, not yet written back
+  uint32_t pending_loads = 0;                // global loads in flight (long latency)
+
+  const WarpInstruction& head() const { return ibuffer[ib_head]; }
+  void pop() {
+    ib_head = (ib_head + 1) % static_cast<uint32_t>(ibuffer.size());
+    --ib_count;
+  }
+};
+
+struct SmCore::Cta {
+  bool valid = false;
+  uint32_t cta_id = 0;
+  CtaAllocation alloc;
+  std::vector<uint32_t> warp_slots;
+  uint32_t live_warps = 0;       // not yet retired
+  uint32_t may_arrive = 0;       // warps that can still reach a barrier (not exhausted)
+  uint32_t arrived = 0;          // warps waiting at the current barrier
+  bool release_pending = false;  // every warp arrived: opens at the start of the next cycle
+};
+
+struct SmCore::Collector {
+  Unit unit = Unit::Sp;
+  bool busy = false;
+  uint32_t warp = 0;
+  WarpInstruction inst;
+  std::array<uint16_t, kMaxSrcRegs> operands{};
+  uint8_t num_operands = 0;
+  uint8_t pending = 0;  // bit k: operand k not yet read
+  uint64_t ready_cycle = 0;
+};
+
+SmCore::Unit SmCore::unit_of(OpClass op) {
+  if (op == OpClass::Sfu) return Unit::Sfu;
+  if (is_memory(op)) return Unit::Mem;
+  return Unit::Sp;
+}
+
+SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, KernelSource& kernel, Mechanism mechanism,
+               GlobalMemoryPort& memory, CtaDispatcher& dispatcher)
+    : sm_id_(sm_id),
+      gpu_(gpu),
+      spec_(gpu.sm),
+      kernel_(kernel),
+      mechanism_(std::move(mechanism)),
+      memory_(memory),
+      dispatcher_(dispatcher),
+      warps_(spec_.max_warps),
+      ctas_(spec_.max_ctas),
+      line_bytes_(gpu.l1.size_bytes ? gpu.l1.line_bytes : gpu.l2.line_bytes) {
+  for (auto& w : warps_) w.ibuffer.resize(spec_.ibuffer_entries);
+  auto add_collectors = [this](Unit u, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) {
+      collectors_.emplace_back();
+      collectors_.back().unit = u;
+    }
+  };
+  add_collectors(Unit::Sp, spec_.oc_units_sp);
+  add_collectors(Unit::Sfu, spec_.oc_units_sfu);
+  add_collectors(Unit::Mem, spec_.oc_units_mem);
+  unit_next_free_[static_cast<int>(Unit::Sp)].assign(spec_.sp_units, 0);
+  unit_next_free_[static_cast<int>(Unit::Sfu)].assign(spec_.sfu_units, 0);
+  unit_next_free_[static_cast<int>(Unit::Mem)].assign(spec_.ldst_units, 0);
+  for (uint32_t s = 0; s < spec_.num_schedulers; ++s) {
+    schedulers_.push_back(make_scheduler_policy(spec_.scheduler, spec_.two_level_active_warps));
+    sched_views_.emplace_back();
+    for (uint32_t slot = s; slot < spec_.max_warps; slot += spec_.num_schedulers) {
+      WarpView v;
+      v.slot = slot;
+      sched_views_.back().push_back(v);
+    }
+  }
+  if (gpu.l1.size_bytes) l1_ = std::make_unique<CacheTags>(gpu.l1.size_bytes, gpu.l1.line_bytes, gpu.l1.ways);
+  bank_used_.assign(spec_.register_banks, 0);
+  stats_.rf_bank_reads.assign(spec_.register_banks, 0);
+  stats_.rf_bank_writes.assign(spec_.register_banks, 0);
+}
+
+SmCore::~SmCore() = default;
+
+bool SmCore::launch_one_cta(uint64_t cycle) {
+  if (!dispatcher_.has_next()) return false;
+  uint32_t cta_slot = 0;
+  while (cta_slot < ctas_.size() && ctas_[cta_slot].valid) ++cta_slot;
+  if (cta_slot == ctas_.size()) return false;
+  const uint32_t warps_needed = kernel_.resources().warps_per_cta(spec_.warp_size);
+  if (resident_warps_ + warps_needed > spec_.max_warps) return false;
+  CtaAllocation alloc;
+  if (!mechanism_.admission->try_admit(cta_slot, alloc)) return false;
+
+  Cta& cta = ctas_[cta_slot];
+  cta.valid = true;
+  cta.cta_id = dispatcher_.take();
+  cta.alloc = alloc;
+  cta.warp_slots.clear();
+  cta.arrived = 0;
+  cta.release_pending = false;
+  for (uint32_t w = 0, slot = 0; w < warps_needed; ++w) {
+    while (warps_[slot].valid) ++slot;  // free slots exist: checked against max_warps above
+    Warp& warp = warps_[slot];
+    warp.valid = true;
+    warp.stream_done = false;
+    warp.exhausted = false;
+    warp.at_barrier = false;
+    warp.ctx = {slot, cta_slot, w, next_age_++};
+    warp.program = kernel_.warp_program(cta.cta_id, w);
+    warp.ib_head = warp.ib_count = 0;
+    warp.pending_writes.reset();
+    warp.in_flight = warp.pending_loads = 0;
+    cta.warp_slots.push_back(slot);
+  }
+  cta.live_warps = cta.may_arrive = warps_needed;
+  ++resident_ctas_;
+  resident_warps_ += warps_needed;
+  stats_.max_resident_ctas = std::max<uint64_t>(stats_.max_resident_ctas, resident_ctas_);
+  progress_ = true;
+  (void)cycle;
+  return true;
+}
+
+void SmCore::account_gap(uint64_t cycles) {
+  // Cycles skipped since the last tick behave like the last ticked cycle:
+  // nothing progressed, so the same warps waited for the same reason.
+  if (cycles == 0) return;
+  if (resident_warps_ == 0) {
+    stats_.empty_cycles += cycles;
+  } else {
+    stats_.active_cycles += cycles;
+    if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles += cycles;
+    else stats_.idle_cycles += cycles;
+    stats_.reason_cycles[static_cast<int>(last_reason_)] += cycles;
+    stats_.resident_cta_cycles += cycles * resident_ctas_;
+    stats_.resident_warp_cycles += cycles * resident_warps_;
+    stats_.rf_allocated_cycles += cycles * mechanism_.admission->registers_allocated();
+    stats_.smem_allocated_cycles += cycles * mechanism_.admission->smem_allocated();
+  }
+}
+
+uint64_t SmCore::tick(uint64_t cycle) {
+  if (ticked_once_ && cycle > last_ticked_ + 1) account_gap(cycle - last_ticked_ - 1);
+  ticked_once_ = true;
+  last_ticked_ = cycle;
+  now_ = cycle;
+  progress_ = false;
+  wake_hint_ = kNever;
+  std::fill(bank_used_.begin(), bank_used_.end(), 0);
+  probes_.issued_warp = -1;
+
+  const bool had_warps = resident_warps_ > 0;
+  counts_as_active_ = had_warps;
+  open_barriers();
+  writeback();
+  ldst_step();
+  dispatch();
+  read_operands();
+  issue();
+  fetch();
+
+  if (had_warps) {
+    stats_.active_cycles++;
+    stats_.resident_cta_cycles += resident_ctas_;
+    stats_.resident_warp_cycles += resident_warps_;
+    stats_.rf_allocated_cycles += mechanism_.admission->registers_allocated();
+    stats_.smem_allocated_cycles += mechanism_.admission->smem_allocated();
+    stats_.last_cycle = cycle;
+  }
+  probes_.resident_ctas = resident_ctas_;
+  probes_.active_warps = resident_warps_;
+
+  if (resident_warps_ == 0 && completions_.empty() && !ldst_.busy) return kNever;
+  if (progress_ || cycle_by_cycle_) return cycle + 1;
+  if (!completions_.empty()) note_wake(completions_.top().cycle);
+  if (wake_hint_ == kNever) {
+    // Warps are resident, nothing moved, and nothing is due: no future
+    // event can change that (e.g. a barrier or lock that can never open).
+    deadlocked_ = true;
+    return kNever;
+  }
+  return wake_hint_;
+}
+
+// --- writeback: results due this cycle write their registers and clear the scoreboard.
+void SmCore::writeback() {
+  while (!completions_.empty() && completions_.top().cycle <= now_) {
+    Completion c = completions_.top();
+    Warp& warp = warps_[c.warp];
+    bool deferred = false;
+    for (uint8_t i = 0; i < c.num_dst; ++i) {
+      OperandRoute r = mechanism_.route->route(warp.ctx, c.dst[i], true, now_);
+      if (r.retry) {
+        stats_.route_retries++;
+        deferred = true;
+        break;
+      }
+      if (bank_used_[r.bank]) {
+        stats_.rf_bank_conflicts++;
+        deferred = true;
+        break;
+      }
+    }
+    completions_.pop();
+    if (deferred) {
+      // One write port per bank and cycle: try again next cycle.
+      c.cycle = now_ + 1;
+      c.seq = completion_seq_++;
+      completions_.push(c);
+      continue;
+    }
+    for (uint8_t i = 0; i < c.num_dst; ++i) {
+      OperandRoute r = mechanism_.route->route(warp.ctx, c.dst[i], true, now_);
+      bank_used_[r.bank] = 1;
+      stats_.rf_bank_writes[r.bank]++;
+      warp.pending_writes.reset(c.dst[i]);
+    }
+    if (c.long_latency) --warp.pending_loads;
+    --warp.in_flight;
+    progress_ = true;
+    maybe_retire(c.warp);
+  }
+}
+
+void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency) {
+  Completion c{cycle, completion_seq_++, warp, {kNoReg, kNoReg}, 0, long_latency};
+  for (uint8_t i = 0; i < inst.num_dst; ++i)
+    if (inst.dst[i] != kNoReg) c.dst[c.num_dst++] = inst.dst[i];
+  completions_.push(c);
+}
+
+// --- LDST: scratchpad accesses and global line transactions.
+void SmCore::start_ldst(Collector& c) {
+  ldst_.busy = true;
+  ldst_.warp = c.warp;
+  ldst_.inst = c.inst;
+  ldst_.next_line = 0;
+  ldst_.data_ready = now_;
+  ldst_.missed = false;
+  ldst_.lines.clear();
+  const WarpInstruction& inst = ldst_.inst;
+  if (is_shared_memory(inst.op)) {
+    uint32_t degree = smem_conflict_degree(inst, spec_.scratchpad_banks);
+    stats_.smem_accesses += inst.active_lanes();
+    if (degree > 1) stats_.smem_conflict_cycles += degree - 1;
+    // The banks serve one conflict-free wave per cycle; the unit is busy for
+    // `degree` cycles and the data is back smem_latency after the last wave.
+    unit_next_free_[static_cast<int>(Unit::Mem)][0] = now_ + std::max(degree, 1u);
+    schedule_completion(c.warp, inst, now_ + spec_.smem_latency + (degree ? degree - 1 : 0), false);
+    ldst_.busy = false;
+    return;
+  }
+  coalesce(inst, line_bytes_, ldst_.lines);
+  if (is_load(inst.op)) warps_[c.warp].pending_loads++;
+}
+
+void SmCore::ldst_step() {
+  if (!ldst_.busy) return;
+  progress_ = true;
+  const WarpInstruction& inst = ldst_.inst;
+  const bool load = is_load(inst.op);
+  for (uint32_t n = 0; n < spec_.ldst_transactions_per_cycle && ldst_.next_line < ldst_.lines.size(); ++n) {
+    const uint64_t line = ldst_.lines[ldst_.next_line++];
+    stats_.global_transactions++;
+    if (load) {
+      stats_.global_load_lines++;
+      if (l1_) {
+        CacheTags::Result r = l1_->access(line, /*allocate=*/true);
+        if (r.hit) {
+          stats_.l1_hits++;
+          ldst_.data_ready = std::max(ldst_.data_ready, now_ + gpu_.l1.hit_latency);
+          continue;
+        }
+        stats_.l1_misses++;
+        stats_.l1_fills++;
+      }
+      ldst_.missed = true;
+      ldst_.data_ready = std::max(ldst_.data_ready, memory_.access(line, line_bytes_, false, now_));
+    } else {
+      // Fermi's L1 is write-evict for global stores: stores go to L2.
+      stats_.global_store_lines++;
+      if (l1_) l1_->invalidate(line);
+      memory_.access(line, line_bytes_, true, now_);
+    }
+  }
+  if (ldst_.next_line < ldst_.lines.size()) return;
+  ldst_.busy = false;
+  if (load) {
+    schedule_completion(ldst_.warp, inst, std::max(ldst_.data_ready, now_ + 1), true);
+  } else {
+    schedule_completion(ldst_.warp, inst, now_ + 1, false);  // stores retire once sent
+  }
+}
+
+// --- dispatch: collectors with all operands read go to a free pipeline.
+void SmCore::dispatch() {
+  for (auto& c : collectors_) {
+    if (!c.busy || c.pending) continue;
+    if (c.ready_cycle > now_) {
+      note_wake(c.ready_cycle);
+      continue;
+    }
+    auto& pipes = unit_next_free_[static_cast<int>(c.unit)];
+    auto pipe = std::min_element(pipes.begin(), pipes.end());
+    if (*pipe > now_) {
+      note_wake(*pipe);
+      continue;
+    }
+    if (c.unit == Unit::Mem) {
+      if (ldst_.busy) continue;  // ldst_step() runs every cycle while busy
+      *pipe = now_ + 1;
+      start_ldst(c);
+    } else {
+      const UnitTiming& t = c.inst.op == OpClass::Sfu ? spec_.sfu
+                            : c.inst.op == OpClass::FpAlu ? spec_.fp_alu
+                                                          : spec_.int_alu;
+      *pipe = now_ + t.initiation_interval;
+      schedule_completion(c.warp, c.inst, now_ + t.latency, false);
+    }
+    c.busy = false;
+    progress_ = true;
+  }
+}
+
+// --- operand read: the bank arbitrator grants one access per bank per cycle.
+void SmCore::read_operands() {
+  const uint32_t n = static_cast<uint32_t>(collectors_.size());
+  for (uint32_t k = 0; k < n; ++k) {
+    Collector& c = collectors_[(collector_rr_ + k) % n];
+    if (!c.busy || !c.pending) continue;
+    const Warp& warp = warps_[c.warp];
+    for (uint8_t i = 0; i < c.num_operands; ++i) {
+      if (!(c.pending & (1u << i))) continue;
+      OperandRoute r = mechanism_.route->route(warp.ctx, c.operands[i], false, now_);
+      if (r.retry) {
+        stats_.route_retries++;
+        continue;
+      }
+      if (bank_used_[r.bank]) {
+        stats_.rf_bank_conflicts++;
+        continue;
+      }
+      bank_used_[r.bank] = 1;
+      stats_.rf_bank_reads[r.bank]++;
+      c.pending &= static_cast<uint8_t>(~(1u << i));
+      c.ready_cycle = std::max(c.ready_cycle, now_ + 1 + r.extra_cycles);
+      progress_ = true;
+    }
+  }
+  collector_rr_ = (collector_rr_ + 1) % n;
+}
+
+// --- issue: each scheduler issues the first ready warp in its policy's order.
+void SmCore::issue() {
+  StallReason best = StallReason::NoWarp;
+  uint32_t schedulable = 0;
+  bool issued_any = false;
+  for (size_t s = 0; s < schedulers_.size(); ++s) {
+    auto& views = sched_views_[s];
+    for (auto& v : views) {
+      const Warp& w = warps_[v.slot];
+      v.valid = w.valid;
+      if (!w.valid) continue;
+      v.age = w.ctx.age;
+      v.waiting_long_latency = w.pending_loads > 0;
+      v.priority_class = mechanism_.gate->priority_class(w.ctx);
+    }
+    schedulers_[s]->order(views, sched_order_);
+    for (uint32_t slot : sched_order_) {
+      Warp& w = warps_[slot];
+      if (!w.valid) continue;
+      StallReason why;
+      if (w.at_barrier) why = StallReason::Barrier;
+      else if (w.ib_count == 0) why = w.exhausted ? StallReason::Drain : StallReason::Fetch;
+      else {
+        const WarpInstruction& inst = w.head();
+        bool hazard = false;
+        for (uint8_t i = 0; i < inst.num_src && !hazard; ++i)
+          hazard = inst.src[i] != kNoReg && w.pending_writes.test(inst.src[i]);
+        for (uint8_t i = 0; i < inst.num_dst && !hazard; ++i)
+          hazard = inst.dst[i] != kNoReg && w.pending_writes.test(inst.dst[i]);
+        if (hazard) why = StallReason::Scoreboard;
+        else if (!mechanism_.gate->may_issue(w.ctx, inst, now_)) why = StallReason::Gate;
+        else if (inst.op == OpClass::Barrier) {
+          ++schedulable;
+          stats_.warp_instructions++;
+          stats_.op_counts[static_cast<int>(inst.op)]++;
+          stats_.barriers++;
+          w.pop();
+          schedulers_[s]->issued(slot);
+          probes_.issued_warp = static_cast<int32_t>(slot);
+          issued_any = progress_ = true;
+          arrive_at_barrier(slot);
+          note_if_exhausted(slot);
+          break;
+        } else {
+          ++schedulable;
+          const Unit unit = unit_of(inst.op);
+          Collector* free_oc = nullptr;
+          for (auto& c : collectors_)
+            if (!c.busy && c.unit == unit) {
+              free_oc = &c;
+              break;
+            }
+          if (!free_oc) {
+            why = StallReason::Pipeline;
+          } else {
+            Collector& c = *free_oc;
+            c.busy = true;
+            c.warp = slot;
+            c.inst = inst;
+            c.num_operands = 0;
+            for (uint8_t i = 0; i < inst.num_src; ++i) {
+              const uint16_t r = inst.src[i];
+              if (r == kNoReg) continue;
+              bool dup = false;
+              for (uint8_t j = 0; j < c.num_operands; ++j) dup |= c.operands[j] == r;
+              if (!dup) c.operands[c.num_operands++] = r;
+            }
+            c.pending = static_cast<uint8_t>((1u << c.num_operands) - 1);
+            c.ready_cycle = now_ + 1;
+            for (uint8_t i = 0; i < inst.num_dst; ++i)
+              if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
+            w.in_flight++;
+            stats_.warp_instructions++;
+            stats_.op_counts[static_cast<int>(inst.op)]++;
+            w.pop();
+            schedulers_[s]->issued(slot);
+            probes_.issued_warp = static_cast<int32_t>(slot);
+            issued_any = progress_ = true;
+            note_if_exhausted(slot);
+            break;
+          }
+        }
+      }
+      if (static_cast<uint8_t>(why) > static_cast<uint8_t>(best)) best = why;
+    }
+  }
+  probes_.schedulable_warps = schedulable;
+  last_reason_ = issued_any ? StallReason::None : best;
+  probes_.stall_reason = static_cast<uint32_t>(last_reason_);
+  if (!counts_as_active_) return;
+  stats_.reason_cycles[static_cast<int>(last_reason_)]++;
+  if (issued_any) stats_.issue_cycles++;
+  else if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles++;
+  else stats_.idle_cycles++;
+}
+
+// --- fetch/decode: refill one empty instruction buffer per fetch slot.
+void SmCore::fetch() {
+  const uint32_t n = static_cast<uint32_t>(warps_.size());
+  uint32_t fetched = 0;
+  for (uint32_t k = 0; k < n && fetched < spec_.fetch_per_cycle; ++k) {
+    const uint32_t slot = (fetch_rr_ + k) % n;
+    Warp& w = warps_[slot];
+    if (!w.valid || w.stream_done || w.ib_count != 0) continue;
+    ++fetched;
+    progress_ = true;
+    while (w.ib_count < w.ibuffer.size()) {
+      WarpInstruction& dst = w.ibuffer[(w.ib_head + w.ib_count) % w.ibuffer.size()];
+      if (!w.program->next(dst) || dst.op == OpClass::Exit) {
+        w.stream_done = true;
+        w.program.reset();
+        note_if_exhausted(slot);
+        break;
+      }
+      ++w.ib_count;
+    }
+    fetch_rr_ = (slot + 1) % n;
+    maybe_retire(slot);
+  }
+}
+
+// --- barriers: a CTA's barrier opens when every warp that can still reach it has.
+void SmCore::arrive_at_barrier(uint32_t warp) {
+  Warp& w = warps_[warp];
+  w.at_barrier = true;
+  ctas_[w.ctx.cta_slot].arrived++;
+  check_barrier(w.ctx.cta_slot);
+}
+
+void SmCore::note_if_exhausted(uint32_t warp) {
+  // A warp that has issued its last instruction counts as arrived at every
+  // later barrier (CUDA: exited threads do not hold __syncthreads).
+  Warp& w = warps_[warp];
+  if (w.exhausted || !w.stream_done || w.ib_count) return;
+  w.exhausted = true;
+  --ctas_[w.ctx.cta_slot].may_arrive;
+  check_barrier(w.ctx.cta_slot);
+}
+
+void SmCore::check_barrier(uint32_t cta_slot) {
+  Cta& cta = ctas_[cta_slot];
+  if (cta.arrived == 0 || cta.arrived < cta.may_arrive || cta.release_pending) return;
+  cta.release_pending = true;
+  progress_ = true;
+}
+
+void SmCore::open_barriers() {
+  for (uint32_t c = 0; c < ctas_.size(); ++c) {
+    Cta& cta = ctas_[c];
+    if (!cta.valid || !cta.release_pending) continue;
+    for (uint32_t slot : cta.warp_slots) warps_[slot].at_barrier = false;
+    cta.arrived = 0;
+    cta.release_pending = false;
+    progress_ = true;
+  }
+}
+
+// --- completion: a warp retires when drained; a CTA when all its warps have.
+void SmCore::maybe_retire(uint32_t warp) {
+  Warp& w = warps_[warp];
+  if (!w.valid || !w.stream_done || w.ib_count || w.in_flight) return;
+  w.valid = false;
+  --resident_warps_;
+  Cta& cta = ctas_[w.ctx.cta_slot];
+  if (--cta.live_warps == 0) retire_cta(w.ctx.cta_slot);
+}
+
+void SmCore::retire_cta(uint32_t cta_slot) {
+  Cta& cta = ctas_[cta_slot];
+  mechanism_.admission->release(cta.alloc);
+  cta.valid = false;
+  --resident_ctas_;
+  stats_.ctas_completed++;
+  while (launch_one_cta(now_)) {
+  }
+}
+
+void SmCore::collect(ActivityCounters& out) const {
+  auto& rf = out["register_file_bank"];
+  for (uint32_t b = 0; b < spec_.register_banks; ++b) {
+    rf.reads += stats_.rf_bank_reads[b];
+    rf.writes += stats_.rf_bank_writes[b];
+  }
+  rf.instances = spec_.register_banks;  // per SM; the GPU multiplies by SMs
+  auto& smem = out["scratchpad_bank"];
+  const uint64_t smem_loads = stats_.op_counts[static_cast<int>(OpClass::SharedLoad)];
+  const uint64_t smem_ops = smem_loads + stats_.op_counts[static_cast<int>(OpClass::SharedStore)];
+  // Lane accesses split between reads and writes in proportion to the ops.
+  const uint64_t reads = smem_ops ? stats_.smem_accesses * smem_loads / smem_ops : 0;
+  smem.reads += reads;
+  smem.writes += stats_.smem_accesses - reads;
+  smem.instances = spec_.scratchpad_banks;
+  auto& l1 = out["l1d"];
+  l1.reads += stats_.l1_hits + stats_.l1_misses;
+  l1.writes += stats_.l1_fills;
+  l1.instances = 1;
+}
+
+}  // namespace smshare

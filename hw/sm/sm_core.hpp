@@ -1,0 +1,204 @@
+// The cycle-level SM pipeline, in plain C++: fetch/decode into per-warp
+// instruction buffers, scoreboard, warp schedulers, operand collectors
+// reading register banks through a bank arbitrator, SP/SFU/LDST units,
+// scratchpad, L1, writeback, CTA barriers and CTA completion.
+//
+// One call of tick() is one core cycle; stages run back to front
+// (writeback -> LDST -> dispatch -> operand read -> issue -> fetch) so a stage
+// can use a slot its successor freed in the same cycle, as in GPGPU-Sim's
+// shader core. Time and wiring (the clock process, the TLM socket, VCD) live
+// in SmModule; this class only sees cycle numbers and a GlobalMemoryPort.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "hw/common/activity.hpp"
+#include "hw/common/cache_tags.hpp"
+#include "hw/common/gpu_config.hpp"
+#include "hw/frontend/cta_dispatcher.hpp"
+#include "hw/frontend/kernel.hpp"
+#include "hw/sm/mechanism.hpp"
+#include "hw/sm/scheduler_policy.hpp"
+
+namespace smshare {
+
+// The LDST unit's view of the memory hierarchy below L1.
+class GlobalMemoryPort {
+ public:
+  virtual ~GlobalMemoryPort() = default;
+  // One line transaction leaving the SM at `cycle`; returns the cycle at
+  // which its response (read data, or write acknowledgement) is back.
+  virtual uint64_t access(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) = 0;
+};
+
+// Why the SM issued nothing in a cycle (the most advanced reason seen).
+enum class StallReason : uint8_t {
+  None = 0,        // something issued
+  NoWarp = 1,      // no resident warp
+  Drain = 2,       // warps have issued everything and wait for their last results
+  Fetch = 3,       // instruction buffers empty
+  Barrier = 4,     // warps wait at a CTA barrier
+  Scoreboard = 5,  // data dependence on an in-flight result
+  Gate = 6,        // held back by the mechanism (lock, coordinator, ...)
+  Pipeline = 7,    // ready, but no free operand collector
+};
+constexpr unsigned kNumStallReasons = 8;
+const char* to_string(StallReason r);
+
+struct SmStats {
+  uint64_t active_cycles = 0;   // cycles with at least one resident warp
+  uint64_t issue_cycles = 0;    // ... in which an instruction issued
+  uint64_t stall_cycles = 0;    // ... in which a ready warp found the pipeline full (Jatala: pipeline stall)
+  uint64_t idle_cycles = 0;     // ... in which no warp was ready (Jatala: all warps issued, none ready)
+  uint64_t empty_cycles = 0;    // cycles with no resident warp before the SM finished
+  std::array<uint64_t, kNumStallReasons> reason_cycles{};
+  uint64_t warp_instructions = 0;
+  std::array<uint64_t, kNumOpClasses> op_counts{};
+  uint64_t ctas_completed = 0;
+  uint64_t max_resident_ctas = 0;
+  // Integrals over active cycles, for averages.
+  uint64_t resident_cta_cycles = 0;
+  uint64_t resident_warp_cycles = 0;
+  uint64_t rf_allocated_cycles = 0;
+  uint64_t smem_allocated_cycles = 0;
+  // Structure activity.
+  std::vector<uint64_t> rf_bank_reads, rf_bank_writes;
+  uint64_t rf_bank_conflicts = 0;     // operand reads deferred because the bank was busy
+  uint64_t route_retries = 0;         // operand accesses the register route deferred
+  uint64_t smem_accesses = 0, smem_conflict_cycles = 0;
+  uint64_t l1_hits = 0, l1_misses = 0, l1_fills = 0;
+  uint64_t global_transactions = 0, global_load_lines = 0, global_store_lines = 0;
+  uint64_t barriers = 0;
+  uint64_t last_cycle = 0;            // cycle in which the SM last had work
+};
+
+// Probe values sampled into the VCD when tracing is on.
+struct SmProbes {
+  int32_t issued_warp = -1;
+  uint32_t stall_reason = 0;
+  uint32_t active_warps = 0;
+  uint32_t schedulable_warps = 0;
+  uint32_t resident_ctas = 0;
+  uint32_t pending_loads = 0;
+};
+
+class SmCore {
+ public:
+  static constexpr uint64_t kNever = ~0ull;
+
+  SmCore(uint32_t sm_id, const GpuSpec& gpu, KernelSource& kernel, Mechanism mechanism,
+         GlobalMemoryPort& memory, CtaDispatcher& dispatcher);
+  ~SmCore();
+  SmCore(const SmCore&) = delete;
+  SmCore& operator=(const SmCore&) = delete;
+
+  // Starts one more CTA from the dispatcher if it fits; the GPU calls this
+  // round-robin over SMs at kernel launch, as GPGPU-Sim's CTA issuer does.
+  bool launch_one_cta(uint64_t cycle);
+
+  // Runs cycle `cycle` and returns the next cycle that needs a tick, or
+  // kNever when the SM has no work left (or is deadlocked: see deadlocked()).
+  uint64_t tick(uint64_t cycle);
+
+  bool has_work() const { return resident_ctas_ > 0; }
+  bool deadlocked() const { return deadlocked_; }
+  const SmStats& stats() const { return stats_; }
+  const SmProbes& probes() const { return probes_; }
+  const Mechanism& mechanism() const { return mechanism_; }
+  void collect(ActivityCounters& out) const;
+
+  // With tracing on, tick() never skips cycles, so waveforms show every cycle.
+  void set_cycle_by_cycle(bool on) { cycle_by_cycle_ = on; }
+
+ private:
+  enum class Unit : uint8_t { Sp, Sfu, Mem };
+  struct Warp;
+  struct Cta;
+  struct Collector;
+  struct Completion {
+    uint64_t cycle;
+    uint64_t seq;  // tie-break: deterministic order of same-cycle completions
+    uint32_t warp;
+    std::array<uint16_t, kMaxDstRegs> dst;
+    uint8_t num_dst;
+    bool long_latency;
+    bool operator>(const Completion& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
+  };
+
+  static Unit unit_of(OpClass op);
+  void account_gap(uint64_t cycles);
+  void writeback();
+  void ldst_step();
+  void dispatch();
+  void read_operands();
+  void issue();
+  void fetch();
+  void start_ldst(Collector& c);
+  void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency);
+  void arrive_at_barrier(uint32_t warp);
+  void check_barrier(uint32_t cta_slot);
+  void open_barriers();
+  void note_if_exhausted(uint32_t warp);
+  void maybe_retire(uint32_t warp);
+  void retire_cta(uint32_t cta_slot);
+  void note_wake(uint64_t cycle) {
+    if (cycle > now_ && cycle < wake_hint_) wake_hint_ = cycle;
+  }
+
+  const uint32_t sm_id_;
+  const GpuSpec& gpu_;
+  const SmSpec& spec_;
+  KernelSource& kernel_;
+  Mechanism mechanism_;
+  GlobalMemoryPort& memory_;
+  CtaDispatcher& dispatcher_;
+
+  std::vector<Warp> warps_;
+  std::vector<Cta> ctas_;
+  std::vector<Collector> collectors_;
+  std::vector<std::unique_ptr<SchedulerPolicy>> schedulers_;
+  std::vector<std::vector<WarpView>> sched_views_;
+  std::vector<uint32_t> sched_order_;
+  std::array<std::vector<uint64_t>, 3> unit_next_free_;  // per Unit, per pipeline
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
+  uint64_t completion_seq_ = 0;
+
+  struct Ldst {
+    bool busy = false;
+    uint32_t warp = 0;
+    WarpInstruction inst;
+    std::vector<uint64_t> lines;
+    size_t next_line = 0;
+    uint64_t data_ready = 0;
+    bool missed = false;
+  } ldst_;
+  std::unique_ptr<CacheTags> l1_;
+  uint32_t line_bytes_;
+
+  std::vector<uint8_t> bank_used_;  // this cycle
+  uint32_t collector_rr_ = 0;
+  uint32_t fetch_rr_ = 0;
+  uint64_t next_age_ = 0;
+  uint32_t resident_ctas_ = 0;
+  uint32_t resident_warps_ = 0;
+
+  uint64_t now_ = 0;
+  uint64_t last_ticked_ = 0;
+  bool ticked_once_ = false;
+  bool progress_ = false;
+  bool counts_as_active_ = false;  // the cycle began with resident warps
+  uint64_t wake_hint_ = kNever;
+  StallReason last_reason_ = StallReason::NoWarp;
+  bool cycle_by_cycle_ = false;
+  bool deadlocked_ = false;
+
+  SmStats stats_;
+  SmProbes probes_;
+};
+
+}  // namespace smshare

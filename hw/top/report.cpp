@@ -1,0 +1,160 @@
+#include "hw/top/report.hpp"
+
+#include <algorithm>
+
+#include "hw/common/activity.hpp"
+#include "hw/top/gpu_module.hpp"
+
+namespace smshare {
+
+using nlohmann::json;
+
+json kernel_json(const KernelSource& kernel, const std::string& file) {
+  const KernelResources& r = kernel.resources();
+  return {{"name", kernel.name()},
+          {"file", file},
+          {"grid_ctas", r.grid_ctas},
+          {"threads_per_cta", r.threads_per_cta},
+          {"regs_per_thread", r.regs_per_thread},
+          {"smem_bytes_per_cta", r.smem_bytes_per_cta}};
+}
+
+json occupancy_json(const Occupancy& occ, const GpuSpec& spec, const KernelSource& kernel,
+                    const std::string& mechanism) {
+  return {{"config", spec.name},
+          {"kernel", kernel.name()},
+          {"mechanism", mechanism},
+          {"resident_ctas_per_sm", occ.ctas_per_sm},
+          {"resident_warps_per_sm", occ.warps_per_sm},
+          {"limited_by", to_string(occ.limited_by)},
+          {"limits",
+           {{"registers", occ.by_registers},
+            {"scratchpad", occ.by_scratchpad},
+            {"threads", occ.by_threads},
+            {"cta_slots", occ.by_cta_slots},
+            {"warp_slots", occ.by_warp_slots}}}};
+}
+
+namespace {
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+}  // namespace
+
+json simulation_report(const GpuModule& gpu, const KernelSource& kernel, const RunIdentity& id,
+                       const std::vector<std::pair<std::string, std::string>>& effective,
+                       double host_seconds) {
+  const GpuSpec& spec = gpu.spec();
+  SmStats total;
+  total.rf_bank_reads.assign(spec.sm.register_banks, 0);
+  total.rf_bank_writes.assign(spec.sm.register_banks, 0);
+  uint64_t cycles = 0;
+  json per_sm = json::array();
+  json deadlocks = json::array();
+  ActivityCounters activity;
+  for (const auto& sm_module : gpu.sms()) {
+    const SmCore& sm = sm_module->core();
+    const SmStats& s = sm.stats();
+    if (sm.deadlocked()) deadlocks.push_back({{"sm", &sm_module - &gpu.sms()[0]}, {"cycle", s.last_cycle}});
+    cycles = std::max(cycles, s.active_cycles ? s.last_cycle + 1 : 0);
+    total.active_cycles += s.active_cycles;
+    total.issue_cycles += s.issue_cycles;
+    total.stall_cycles += s.stall_cycles;
+    total.idle_cycles += s.idle_cycles;
+    total.empty_cycles += s.empty_cycles;
+    for (unsigned r = 0; r < kNumStallReasons; ++r) total.reason_cycles[r] += s.reason_cycles[r];
+    total.warp_instructions += s.warp_instructions;
+    for (unsigned o = 0; o < kNumOpClasses; ++o) total.op_counts[o] += s.op_counts[o];
+    total.ctas_completed += s.ctas_completed;
+    total.max_resident_ctas = std::max(total.max_resident_ctas, s.max_resident_ctas);
+    total.resident_cta_cycles += s.resident_cta_cycles;
+    total.resident_warp_cycles += s.resident_warp_cycles;
+    total.rf_allocated_cycles += s.rf_allocated_cycles;
+    total.smem_allocated_cycles += s.smem_allocated_cycles;
+    for (uint32_t b = 0; b < spec.sm.register_banks; ++b) {
+      total.rf_bank_reads[b] += s.rf_bank_reads[b];
+      total.rf_bank_writes[b] += s.rf_bank_writes[b];
+    }
+    total.rf_bank_conflicts += s.rf_bank_conflicts;
+    total.route_retries += s.route_retries;
+    total.smem_accesses += s.smem_accesses;
+    total.smem_conflict_cycles += s.smem_conflict_cycles;
+    total.l1_hits += s.l1_hits;
+    total.l1_misses += s.l1_misses;
+    total.l1_fills += s.l1_fills;
+    total.global_transactions += s.global_transactions;
+    total.barriers += s.barriers;
+    sm.collect(activity);
+    per_sm.push_back({{"warp_instructions", s.warp_instructions},
+                      {"active_cycles", s.active_cycles},
+                      {"ctas_completed", s.ctas_completed},
+                      {"max_resident_ctas", s.max_resident_ctas}});
+  }
+  for (auto* key : {"register_file_bank", "scratchpad_bank", "l1d"})
+    if (activity.count(key)) activity[key].instances *= spec.num_sms;
+  gpu.memory().collect(activity);
+
+  const Occupancy occ = gpu.sms()[0]->core().mechanism().admission->occupancy();
+  const double active = static_cast<double>(total.active_cycles);
+  json stall_reasons;
+  for (unsigned r = 1; r < kNumStallReasons; ++r)
+    stall_reasons[to_string(static_cast<StallReason>(r))] = total.reason_cycles[r];
+  json op_mix;
+  for (unsigned o = 0; o < kNumOpClasses; ++o) op_mix[std::string(to_string(static_cast<OpClass>(o)))] = total.op_counts[o];
+  json params;
+  for (const auto& [k, v] : effective) params[k] = v;
+  json activity_json;
+  for (const auto& [k, a] : activity)
+    activity_json[k] = {{"reads", a.reads}, {"writes", a.writes}, {"instances", a.instances}};
+
+  json report;
+  report["config"] = {{"name", spec.name}, {"params", params}};
+  report["kernel"] = kernel_json(kernel, id.kernel_file);
+  report["mechanism"] = id.mechanism;
+  report["scheduler"] = id.scheduler;
+  report["seed"] = id.seed;
+  report["completed"] = deadlocks.empty() && gpu.dispatcher().dispatched() == kernel.resources().grid_ctas &&
+                        total.ctas_completed == kernel.resources().grid_ctas;
+  if (!deadlocks.empty()) report["deadlock"] = deadlocks;
+  report["cycles"] = cycles;
+  report["warp_instructions"] = total.warp_instructions;
+  report["ipc"] = ratio(static_cast<double>(total.warp_instructions), static_cast<double>(cycles));
+  report["thread_ipc"] = ratio(static_cast<double>(total.warp_instructions) * spec.sm.warp_size, static_cast<double>(cycles));
+  report["ctas_completed"] = total.ctas_completed;
+  report["occupancy"] = occupancy_json(occ, spec, kernel, id.mechanism);
+  report["resident_ctas_per_sm"] = total.max_resident_ctas;
+  report["resident_warps_per_sm"] = total.max_resident_ctas * kernel.resources().warps_per_cta(spec.sm.warp_size);
+  report["avg_resident_ctas_per_sm"] = ratio(static_cast<double>(total.resident_cta_cycles), active);
+  report["avg_resident_warps_per_sm"] = ratio(static_cast<double>(total.resident_warp_cycles), active);
+  report["rf_utilization"] = ratio(static_cast<double>(total.rf_allocated_cycles), active * spec.sm.registers);
+  report["spm_utilization"] =
+      spec.sm.scratchpad_bytes ? ratio(static_cast<double>(total.smem_allocated_cycles), active * spec.sm.scratchpad_bytes) : 0.0;
+  report["active_cycles"] = total.active_cycles;
+  report["issue_cycles"] = total.issue_cycles;
+  report["stall_cycles"] = total.stall_cycles;
+  report["idle_cycles"] = total.idle_cycles;
+  report["empty_cycles"] = total.empty_cycles;
+  report["stall_reasons"] = stall_reasons;
+  report["op_mix"] = op_mix;
+  report["counters"] = {
+      {"register_file",
+       {{"reads_per_bank", total.rf_bank_reads},
+        {"writes_per_bank", total.rf_bank_writes},
+        {"bank_conflicts", total.rf_bank_conflicts},
+        {"route_retries", total.route_retries}}},
+      {"scratchpad", {{"lane_accesses", total.smem_accesses}, {"bank_conflict_cycles", total.smem_conflict_cycles}}},
+      {"l1", {{"hits", total.l1_hits}, {"misses", total.l1_misses}, {"fills", total.l1_fills}}},
+      {"global_transactions", total.global_transactions},
+      {"barriers", total.barriers},
+      {"memory", gpu.memory().stats_json()}};
+  report["activity"] = activity_json;
+  report["per_sm"] = per_sm;
+  const double rate = ratio(static_cast<double>(total.warp_instructions), host_seconds);
+  report["sim_seconds"] = host_seconds;
+  report["sim_rate_warp_inst_per_s"] = rate;
+  report["sim_rate_cycles_per_s"] = ratio(static_cast<double>(cycles), host_seconds);
+  report["host"] = {{"sim_seconds", host_seconds}, {"sim_rate_warp_inst_per_s", rate}};
+  return report;
+}
+
+}  // namespace smshare

@@ -1,0 +1,119 @@
+#include "hw/top/simulation.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <memory>
+
+#include "hw/common/error.hpp"
+#include "hw/common/gpu_config.hpp"
+#include "hw/common/params.hpp"
+#include "hw/frontend/kernel_profile.hpp"
+#include "hw/frontend/profile_kernel.hpp"
+#include "hw/sm/mechanism.hpp"
+#include "hw/top/gpu_module.hpp"
+#include "hw/top/report.hpp"
+
+namespace smshare {
+
+struct PreparedRun {
+  GpuSpec spec;
+  std::vector<std::pair<std::string, std::string>> effective;
+  std::unique_ptr<KernelSource> kernel;
+  std::string kernel_origin;
+  uint64_t seed = 0;
+};
+
+namespace {
+
+struct FrontendSettings {
+  bool reorder_registers = false;
+  std::string unknown_opcode = "error";
+};
+
+PreparedRun prepare(const RunRequest& req) {
+  PreparedRun run;
+  std::vector<std::string> gpu_overrides, frontend_overrides;
+  for (const auto& o : req.overrides)
+    (o.rfind("frontend.", 0) == 0 ? frontend_overrides : gpu_overrides).push_back(o);
+  if (!req.scheduler.empty()) gpu_overrides.push_back("sm.scheduler=" + req.scheduler);
+  run.spec = load_gpu_config(req.config, gpu_overrides, &run.effective);
+
+  FrontendSettings fe;
+  ParamTable fe_table;
+  fe_table.add_bool("frontend.reorder_registers", &fe.reorder_registers,
+                    "number registers by first use (Jatala Sec. IV-B), profiles only");
+  fe_table.add_choice("frontend.unknown_opcode", &fe.unknown_opcode, {"error", "alu"},
+                      "what a trace opcode missing from the opcode table becomes");
+  fe_table.apply_overrides(frontend_overrides);
+  for (auto& kv : fe_table.effective()) run.effective.push_back(kv);
+
+  if (!req.trace.empty()) {
+    throw InputError("--trace: trace replay is not part of this build yet");
+  }
+  KernelProfile profile = load_kernel_profile(req.kernel);
+  if (req.seed) profile.seed = *req.seed;
+  run.seed = profile.seed;
+  run.kernel_origin = profile.file;
+  FrontendOptions options;
+  options.reorder_registers = fe.reorder_registers;
+  run.kernel = make_profile_kernel(profile, req.resources, options);
+  return run;
+}
+
+}  // namespace
+
+nlohmann::json occupancy_report(const RunRequest& req) {
+  PreparedRun run = prepare(req);
+  Mechanism m = make_mechanism(req.mechanism, run.spec.sm, run.kernel->resources(), run.kernel_origin);
+  return occupancy_json(m.admission->occupancy(), run.spec, *run.kernel, req.mechanism);
+}
+
+nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options) {
+  const KernelResources& r = kernel.resources();
+  spdlog::info("config {} ({} SMs), kernel {} ({} CTAs x {} threads, {} regs/thread, {} B smem), mechanism {}",
+               spec.name, spec.num_sms, kernel.name(), r.grid_ctas, r.threads_per_cta, r.regs_per_thread,
+               r.smem_bytes_per_cta, options.mechanism);
+  for (const auto& [k, v] : options.effective) spdlog::debug("  {} = {}", k, v);
+
+  GpuModule gpu("gpu", spec, kernel, options.mechanism, options.kernel_origin);
+  sc_core::sc_trace_file* tf = nullptr;
+  if (!options.vcd_path.empty()) {
+    std::string base = options.vcd_path;
+    if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0) base.resize(base.size() - 4);
+    tf = sc_core::sc_create_vcd_trace_file(base.c_str());
+    if (!tf) throw InputError("--vcd: cannot create " + options.vcd_path);
+    tf->set_time_unit(1, sc_core::SC_PS);
+    gpu.trace(tf);
+  }
+  gpu.launch_kernel();
+
+  const auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  const double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (tf) sc_core::sc_close_vcd_trace_file(tf);
+
+  RunIdentity id{options.mechanism, spec.sm.scheduler, options.seed, options.kernel_origin};
+  return simulation_report(gpu, kernel, id, options.effective, host_seconds);
+}
+
+nlohmann::json run_simulation(const RunRequest& req) {
+  PreparedRun run = prepare(req);
+  SimulateOptions options;
+  options.mechanism = req.mechanism;
+  options.kernel_origin = run.kernel_origin;
+  options.seed = run.seed;
+  options.vcd_path = req.vcd_path;
+  options.effective = run.effective;
+  return simulate(run.spec, *run.kernel, options);
+}
+
+nlohmann::json strip_host_fields(nlohmann::json report) {
+  report.erase("host");
+  report.erase("sim_seconds");
+  report.erase("sim_rate_warp_inst_per_s");
+  report.erase("sim_rate_cycles_per_s");
+  return report;
+}
+
+}  // namespace smshare

@@ -1,0 +1,52 @@
+// One simulation run, from inputs to the JSON report. SystemC elaborates one
+// simulation per process, so a process calls run_simulation() once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hw/frontend/kernel.hpp"
+
+namespace smshare {
+
+struct RunRequest {
+  std::string config = "fermi-gtx480";      // name under configs/gpu or a path
+  std::string kernel = "synthetic";         // name under configs/kernels or a path
+  std::string trace;                        // Accel-Sim kernelslist.g (instead of kernel)
+  std::string mechanism = "baseline";
+  std::string scheduler;                    // empty: the config's sm.scheduler
+  std::vector<std::string> overrides;       // --set key=value (gpu and frontend keys)
+  ResourceOverrides resources;              // --ctas, --threads-per-cta, ...
+  std::optional<uint64_t> seed;
+  std::string vcd_path;                     // empty: no waveform
+};
+
+struct GpuSpec;
+class KernelSource;
+
+// How to simulate a kernel that is already built (testbenches use this with
+// scripted kernels; run_simulation() with profiles and traces).
+struct SimulateOptions {
+  std::string mechanism = "baseline";
+  std::string kernel_origin = "<kernel>";   // named in errors and in the report
+  uint64_t seed = 0;
+  std::string vcd_path;
+  std::vector<std::pair<std::string, std::string>> effective;  // parameters echoed into the report
+};
+nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options);
+
+// Runs the simulation and returns the report. Throws InputError on bad
+// input; a detected deadlock is reported in the JSON ("deadlock").
+nlohmann::json run_simulation(const RunRequest& request);
+
+// Occupancy without simulating (for `smshare occupancy`).
+nlohmann::json occupancy_report(const RunRequest& request);
+
+// The report without host-dependent fields, for determinism checks.
+nlohmann::json strip_host_fields(nlohmann::json report);
+
+}  // namespace smshare

@@ -1,0 +1,210 @@
+// SM pipeline testbenches: scripted warps on a one-SM Fermi, with cycle
+// counts derived by hand from the pipeline's timing rules:
+//   issue (cycle t) -> operand read, one access per bank per cycle (t+1)
+//   -> dispatch when all operands are read (t+2) -> result after the unit's
+//   latency (t+2+L) -> writeback, which clears the scoreboard, and a
+//   dependent instruction issues in that same cycle.
+// So a dependent int-ALU chain issues every 2 + 4 = 6 cycles. A warp retires
+// in the cycle of its last writeback; `cycles` counts cycle 0 through it.
+#include <gtest/gtest.h>
+
+#include "common/scripted_kernel.hpp"
+#include "hw/common/gpu_config.hpp"
+#include "hw/top/simulation.hpp"
+
+namespace smshare::tb {
+namespace {
+
+GpuSpec one_sm_fermi(std::vector<std::string> extra = {}) {
+  extra.insert(extra.begin(), "gpu.num_sms=1");
+  return load_gpu_config("fermi-gtx480", extra);
+}
+
+KernelResources one_warp_cta(uint32_t ctas = 1, uint32_t threads = 32) {
+  KernelResources r;
+  r.grid_ctas = ctas;
+  r.threads_per_cta = threads;
+  r.regs_per_thread = 32;
+  r.smem_bytes_per_cta = 0;
+  return r;
+}
+
+nlohmann::json run(ScriptedKernel& k, const GpuSpec& spec) {
+  SimulateOptions o;
+  o.kernel_origin = "scripted";
+  return simulate(spec, k, o);
+}
+
+constexpr uint64_t kFetchAndFirstIssue = 1;  // cycle 0 fetches, cycle 1 issues
+
+TEST(SmPipeline, DependentAluChainTakesSixCyclesPerInstruction) {
+  constexpr uint64_t N = 40;
+  ScriptedKernel k("chain", one_warp_cta(), [](uint32_t, uint32_t) {
+    // r1 = r1 + r2: every instruction waits for the previous result.
+    return std::vector<WarpInstruction>(N, alu(1, {1, 2}));
+  });
+  GpuSpec spec = one_sm_fermi();
+  auto r = run(k, spec);
+  const uint64_t per_inst = 2 + spec.sm.int_alu.latency;
+  // Last instruction issues at 1 + 6(N-1), writes back 6 cycles later.
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + per_inst * N + 1);
+  EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), N);
+  EXPECT_EQ(r["counters"]["register_file"]["bank_conflicts"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), N);
+  // Every other active cycle issues nothing (Jatala's idle cycles): the
+  // first fetch (cycle 0), the scoreboard, the 5 cycles the exhausted warp
+  // waits for its last result, and the cycle it retires in.
+  EXPECT_EQ(r["stall_reasons"]["fetch"].get<uint64_t>(), 1u);
+  EXPECT_EQ(r["stall_reasons"]["drain"].get<uint64_t>(), 5u);
+  EXPECT_EQ(r["stall_reasons"]["no_warp"].get<uint64_t>(), 1u);
+  EXPECT_EQ(r["stall_reasons"]["scoreboard"].get<uint64_t>(), r["active_cycles"].get<uint64_t>() - N - 7);
+  EXPECT_EQ(r["idle_cycles"].get<uint64_t>(), r["active_cycles"].get<uint64_t>() - N);
+  EXPECT_EQ(r["stall_cycles"].get<uint64_t>(), 0u);
+}
+
+TEST(SmPipeline, FpChainUsesFpLatency) {
+  constexpr uint64_t N = 20;
+  ScriptedKernel k("fpchain", one_warp_cta(),
+                   [](uint32_t, uint32_t) { return std::vector<WarpInstruction>(N, alu(1, {1, 2}, OpClass::FpAlu)); });
+  GpuSpec spec = one_sm_fermi({"sm.fp_alu.latency=9"});
+  auto r = run(k, spec);
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + (2 + 9) * N + 1);
+}
+
+TEST(SmPipeline, IndependentAluIssuesOnePerCycle) {
+  constexpr uint64_t N = 64;
+  ScriptedKernel k("independent", one_warp_cta(), [](uint32_t, uint32_t) {
+    std::vector<WarpInstruction> v;
+    for (uint64_t i = 0; i < N; ++i) v.push_back(alu(static_cast<uint16_t>(8 + i % 8), {0}));
+    return v;
+  });
+  auto r = run(k, one_sm_fermi());
+  // Issued in cycles 1..N; the last is read at N+1, dispatched N+2, written N+6.
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), N + 2 + 4 + 1);
+  EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), N);
+}
+
+TEST(SmPipeline, RegisterBankConflictCostsOneCycle) {
+  constexpr uint64_t N = 30;
+  // Warp 0 sits in slot 0: register r lives in bank r % 16, so r0 and r16
+  // share bank 0 and the collector needs two cycles to read them.
+  auto chain = [](uint16_t second_src) {
+    return [second_src](uint32_t, uint32_t) { return std::vector<WarpInstruction>(N, alu(0, {0, second_src})); };
+  };
+  ScriptedKernel conflicting("conflict", one_warp_cta(), chain(16));
+  auto r = run(conflicting, one_sm_fermi());
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + (3 + 4) * N + 1);
+  EXPECT_EQ(r["counters"]["register_file"]["bank_conflicts"].get<uint64_t>(), N);
+  const auto& reads = r["counters"]["register_file"]["reads_per_bank"];
+  EXPECT_EQ(reads[0].get<uint64_t>(), 2 * N);
+  EXPECT_EQ(r["counters"]["register_file"]["writes_per_bank"][0].get<uint64_t>(), N);
+}
+
+TEST(SmPipeline, ScratchpadBankConflictsSerialize) {
+  constexpr uint64_t N = 10;
+  // Dependent shared loads r1 = smem[addr]: stride 128 B puts all 32 lanes in
+  // bank 0 on distinct words (32-way conflict); stride 4 B is conflict free.
+  auto loads = [](uint64_t stride) {
+    return [stride](uint32_t, uint32_t) {
+      std::vector<WarpInstruction> v;
+      for (uint64_t i = 0; i < N; ++i) {
+        WarpInstruction ld = mem(OpClass::SharedLoad, 1, 0, stride);
+        ld.src[ld.num_src++] = 1;  // address depends on the previous load
+        v.push_back(ld);
+      }
+      return v;
+    };
+  };
+  KernelResources res = one_warp_cta();
+  res.smem_bytes_per_cta = 4096;
+  GpuSpec spec = one_sm_fermi();
+  ScriptedKernel conflict_free("smem1", res, loads(4));
+  auto r = run(conflict_free, spec);
+  // issue t, read t+1, dispatch to LDST t+2, data smem_latency later.
+  const uint64_t per_load = 2 + spec.sm.smem_latency;
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + per_load * N + 1);
+  EXPECT_EQ(r["counters"]["scratchpad"]["bank_conflict_cycles"].get<uint64_t>(), 0u);
+}
+
+TEST(SmPipeline, ScratchpadThirtyTwoWayConflict) {
+  constexpr uint64_t N = 10;
+  KernelResources res = one_warp_cta();
+  res.smem_bytes_per_cta = 4096;
+  ScriptedKernel k("smem32", res, [](uint32_t, uint32_t) {
+    std::vector<WarpInstruction> v;
+    for (uint64_t i = 0; i < N; ++i) {
+      WarpInstruction ld = mem(OpClass::SharedLoad, 1, 0, 128);
+      ld.src[ld.num_src++] = 1;
+      v.push_back(ld);
+    }
+    return v;
+  });
+  GpuSpec spec = one_sm_fermi();
+  auto r = run(k, spec);
+  const uint64_t per_load = 2 + spec.sm.smem_latency + 31;
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + per_load * N + 1);
+  EXPECT_EQ(r["counters"]["scratchpad"]["bank_conflict_cycles"].get<uint64_t>(), 31 * N);
+}
+
+TEST(SmPipeline, BarrierHoldsEarlyWarpsUntilTheLastArrives) {
+  // Two warps of one CTA. Warp 0 runs a 10-deep dependent chain before the
+  // barrier; warp 1 reaches the barrier at once and then runs a 3-deep chain.
+  constexpr uint64_t kChain = 10;
+  ScriptedKernel k("barrier", one_warp_cta(1, 64), [](uint32_t, uint32_t warp) {
+    std::vector<WarpInstruction> v;
+    if (warp == 0) v.assign(kChain, alu(1, {1, 9}));
+    v.push_back(barrier());
+    if (warp == 0) v.push_back(alu(3, {4}));
+    else v.insert(v.end(), 3, alu(5, {5, 13}));
+    return v;
+  });
+  auto r = run(k, one_sm_fermi());
+  // Warp 0 (slot 0, scheduler 0; fetched in cycle 0) issues its chain at
+  // 1, 7, ..., 55 and the barrier at 56 (a barrier waits for no result). The
+  // barrier opens at the start of cycle 57. Warp 1 (slot 1, scheduler 1,
+  // fetched in cycle 1) waited there since cycle 2; its chain issues at 57,
+  // 63, 69 and the last result is written at 75.
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), 76u);
+  EXPECT_EQ(r["counters"]["barriers"].get<uint64_t>(), 2u);
+}
+
+TEST(SmPipeline, ExitedWarpsDoNotHoldABarrier) {
+  // Warp 1 has no barrier at all: warp 0's barrier must open once warp 1
+  // has issued its last instruction, or the CTA would hang.
+  ScriptedKernel k("exit", one_warp_cta(1, 64), [](uint32_t, uint32_t warp) {
+    std::vector<WarpInstruction> v;
+    if (warp == 0) v = {barrier(), alu(3, {4})};
+    else v.assign(5, alu(1, {1, 9}));
+    return v;
+  });
+  auto r = run(k, one_sm_fermi());
+  EXPECT_TRUE(r["completed"].get<bool>());
+  EXPECT_FALSE(r.contains("deadlock"));
+  // Warp 1 (fetched in cycle 1) issues at 2, 8, 14, 20, 26, writes at 32.
+  // It is exhausted at 26; warp 0's barrier opens at 27; its last ALU issues
+  // at 27 and writes at 33.
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), 34u);
+}
+
+TEST(SmPipeline, CtaCompletionRefillsTheSm) {
+  // 8 CTAs of 1 warp on an SM that holds 2 at a time (sm.max_ctas=2): four
+  // waves of a 10-deep chain; a new CTA is launched in the cycle the
+  // previous one retires. Sources r1 and r9 keep the two resident warps
+  // (slots 0 and 1) on different register banks.
+  constexpr uint64_t kChain = 10;
+  ScriptedKernel k("waves", one_warp_cta(8), [](uint32_t, uint32_t) {
+    return std::vector<WarpInstruction>(kChain, alu(1, {1, 9}));
+  });
+  auto r = run(k, one_sm_fermi({"sm.max_ctas=2"}));
+  EXPECT_EQ(r["resident_ctas_per_sm"].get<unsigned>(), 2u);
+  EXPECT_EQ(r["ctas_completed"].get<unsigned>(), 8u);
+  EXPECT_TRUE(r["completed"].get<bool>());
+  // Fetch decodes one warp per cycle, so the CTA in slot 1 starts one cycle
+  // after slot 0's: it issues at 2, 8, ..., 56 and retires at 62. A refilled
+  // CTA fetches in its launch cycle and issues in the next, so every wave
+  // takes 61 cycles: slot 1's fourth CTA retires at 62 + 3 x 61 = 245.
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), 246u);
+}
+
+}  // namespace
+}  // namespace smshare::tb
