@@ -11,13 +11,15 @@ namespace smshare {
 
 // Distinct `line_bytes`-aligned lines touched by the active lanes of `inst`
 // (each lane touches inst.access_bytes bytes from inst.addr[lane]; an access
-// straddling a line boundary touches both lines). Written into `lines` in
-// first-touch lane order, no duplicates.
+// straddling a line boundary touches both lines). Written into `lines` (as
+// aligned byte addresses) in first-touch lane order, no duplicates.
 void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<uint64_t>& lines);
 
 // Cycles the scratchpad needs for `inst`: the largest number of distinct
 // 4-byte words any one bank must deliver (1 = conflict-free; lanes reading
 // the same word are a broadcast, not a conflict). 0 if no lane is active.
+// Word w lives in bank w % banks; a lane wider than 4 bytes touches every
+// word its access overlaps.
 uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks);
 
 }  // namespace smshare

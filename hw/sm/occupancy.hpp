@@ -13,7 +13,7 @@ namespace smshare {
 
 // Resource usage of one CTA after allocation granularity is applied.
 struct CtaFootprint {
-  uint32_t threads = 0;
+  uint32_t threads = 0;     // padded to whole warps (what the thread limit counts)
   uint32_t warps = 0;
   uint32_t registers = 0;   // regs/thread rounded to the thread granularity, x warp size, rounded
                             // to the warp granularity, x warps
@@ -26,8 +26,13 @@ std::string to_string(OccupancyLimit limit);  // "registers", "scratchpad", "thr
 struct Occupancy {
   uint32_t ctas_per_sm = 0;
   uint32_t warps_per_sm = 0;
+  // The binding resource. On ties, the first in declaration order of
+  // OccupancyLimit: registers, scratchpad, threads, CTA slots, warp slots;
+  // grid only when the grid is smaller than every resource limit. A resource
+  // the CTA does not use (0 registers, 0 scratchpad) never binds.
   OccupancyLimit limited_by = OccupancyLimit::CtaSlots;
-  // Each resource's own limit (CTAs), for reports and what-if sweeps.
+  // Each resource's own limit (CTAs), for reports and what-if sweeps. A
+  // resource the CTA does not use reports the CTA-slot limit.
   uint32_t by_registers = 0, by_scratchpad = 0, by_threads = 0, by_cta_slots = 0, by_warp_slots = 0;
 };
 

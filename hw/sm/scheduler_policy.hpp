@@ -25,7 +25,8 @@ class SchedulerPolicy {
   virtual ~SchedulerPolicy() = default;
   virtual std::string name() const = 0;
   // Writes into `order` the slots of `warps` (only valid ones), highest
-  // priority first. Called once per cycle per scheduler.
+  // priority first. Called once per cycle per scheduler. Two-level writes
+  // only its active set: pending warps may not issue.
   virtual void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) = 0;
   // The warp in `slot` issued this cycle.
   virtual void issued(uint32_t slot) = 0;

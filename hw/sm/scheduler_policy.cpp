@@ -1,0 +1,253 @@
+#include "hw/sm/scheduler_policy.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "hw/common/error.hpp"
+
+namespace smshare {
+
+namespace {
+
+constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
+
+// Position of `slot` in `warps`, or warps.size(). `hint` is where it was last
+// time (the scheduler's warp list rarely changes), so this is O(1) in steady state.
+size_t find_slot(const std::vector<WarpView>& warps, uint32_t slot, size_t hint) {
+  if (hint < warps.size() && warps[hint].slot == slot) return hint;
+  for (size_t i = 0; i < warps.size(); ++i)
+    if (warps[i].slot == slot) return i;
+  return warps.size();
+}
+
+// Loose round robin (GPGPU-Sim's lrr): the valid warps in list order, starting
+// one past the last warp that issued and wrapping around. Before anything has
+// issued, or when the last issued slot has left the list, it starts at the front.
+class LrrPolicy final : public SchedulerPolicy {
+ public:
+  std::string name() const override { return "lrr"; }
+
+  void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) override {
+    order.clear();
+    const size_t n = warps.size();
+    size_t start = 0;
+    if (last_ != kNoSlot) {
+      hint_ = find_slot(warps, last_, hint_);
+      if (hint_ < n) start = hint_ + 1;
+    }
+    for (size_t k = 0; k < n; ++k) {
+      const WarpView& w = warps[(start + k) % n];
+      if (w.valid) order.push_back(w.slot);
+    }
+  }
+
+  void issued(uint32_t slot) override { last_ = slot; }
+
+ private:
+  uint32_t last_ = kNoSlot;
+  size_t hint_ = 0;
+};
+
+// Orders the valid warps by a two-part key, smallest first, after the `greedy`
+// slot when that warp is still valid (kNoSlot: no greedy warp). Ties are
+// broken by slot so the order is deterministic. The scratch vector is reused:
+// no allocation in steady state. GTO is (greedy = last issued, key = {age});
+// OWF would be one more small class: (greedy = kNoSlot or last issued,
+// key = {priority_class, age}).
+class KeyOrder {
+ public:
+  struct Key {
+    uint64_t major = 0;
+    uint64_t minor = 0;
+  };
+
+  template <class KeyFn>
+  void order(const std::vector<WarpView>& warps, uint32_t greedy, KeyFn key, std::vector<uint32_t>& order) {
+    order.clear();
+    scratch_.clear();
+    for (const WarpView& w : warps) {
+      if (!w.valid) continue;
+      if (w.slot == greedy)
+        order.push_back(w.slot);
+      else
+        scratch_.push_back(Entry{key(w), w.slot});
+    }
+    std::sort(scratch_.begin(), scratch_.end(), [](const Entry& a, const Entry& b) {
+      if (a.key.major != b.key.major) return a.key.major < b.key.major;
+      if (a.key.minor != b.key.minor) return a.key.minor < b.key.minor;
+      return a.slot < b.slot;
+    });
+    for (const Entry& e : scratch_) order.push_back(e.slot);
+  }
+
+ private:
+  struct Entry {
+    Key key;
+    uint32_t slot;
+  };
+  std::vector<Entry> scratch_;
+};
+
+// Greedy then oldest (GPGPU-Sim's gto): the warp that issued last keeps the
+// top priority while it stays valid; the others follow by age, oldest first.
+class GtoPolicy final : public SchedulerPolicy {
+ public:
+  std::string name() const override { return "gto"; }
+
+  void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) override {
+    sorter_.order(warps, last_, [](const WarpView& w) { return KeyOrder::Key{w.age, 0}; }, order);
+  }
+
+  void issued(uint32_t slot) override { last_ = slot; }
+
+ private:
+  KeyOrder sorter_;
+  uint32_t last_ = kNoSlot;
+};
+
+// Two-level (GPGPU-Sim's two_level_active, outer level FIFO, inner level LRR).
+// Each cycle, before ordering:
+//  1. warps that left (slot invalid, or a new warp in the slot) leave both sets;
+//     warps that arrived join the back of the pending set, oldest first;
+//  2. active warps with waiting_long_latency are demoted to the back of the
+//     pending set, in active-set order;
+//  3. the active set is refilled to `active_set` warps from the front of the
+//     pending set (the warp pending longest first), skipping pending warps that
+//     still wait on a long-latency operation (GPGPU-Sim promotes them anyway and
+//     demotes them again a cycle later; skipping avoids that wasted entry).
+// Only the active set is written to `order`, LRR: starting one past the warp
+// that issued last; if that warp was demoted, with the warp that followed it.
+class TwoLevelPolicy final : public SchedulerPolicy {
+ public:
+  explicit TwoLevelPolicy(uint32_t active_set) : active_set_(active_set) {}
+
+  std::string name() const override { return "two-level"; }
+
+  void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) override {
+    track_arrivals_and_departures(warps);
+    demote_waiting();
+    promote_pending();
+
+    order.clear();
+    const size_t n = active_.size();
+    const size_t start = n ? next_ % n : 0;
+    for (size_t k = 0; k < n; ++k) order.push_back(active_[(start + k) % n].slot);
+  }
+
+  void issued(uint32_t slot) override {
+    for (size_t i = 0; i < active_.size(); ++i)
+      if (active_[i].slot == slot) {
+        next_ = i + 1;
+        return;
+      }
+  }
+
+ private:
+  // A warp is identified by (slot, age): a new warp may reuse an exited warp's slot.
+  struct Member {
+    uint32_t slot;
+    uint64_t age;
+  };
+  struct SlotState {
+    bool tracked = false;  // the warp `age` is in one of the two sets
+    uint64_t age = 0;      // age of the warp seen in the slot
+    uint64_t seen = 0;     // epoch of the last order() that saw it valid
+    uint32_t view = 0;     // its index in this cycle's `warps`
+  };
+
+  void track_arrivals_and_departures(const std::vector<WarpView>& warps) {
+    ++epoch_;
+    warps_ = &warps;
+    size_t arrivals = 0;
+    for (uint32_t i = 0; i < warps.size(); ++i) {
+      const WarpView& w = warps[i];
+      if (!w.valid) continue;
+      if (w.slot >= slots_.size()) slots_.resize(w.slot + 1);  // only when a higher slot first appears
+      SlotState& s = slots_[w.slot];
+      if (!s.tracked || s.age != w.age) {
+        s.tracked = true;
+        s.age = w.age;
+        pending_.push_back(Member{w.slot, w.age});
+        ++arrivals;
+      }
+      s.seen = epoch_;
+      s.view = i;
+    }
+    // Warps that exited, or whose slot now holds a newer warp, leave both sets.
+    auto gone = [this](const Member& m) {
+      SlotState& s = slots_[m.slot];
+      if (s.seen == epoch_ && s.age == m.age) return false;
+      if (s.seen != epoch_) s.tracked = false;
+      return true;
+    };
+    remove_from_active_if(gone);
+    pending_.erase(std::remove_if(pending_.begin(), pending_.end(), gone), pending_.end());
+    // Arrivals of one cycle (a CTA launch) join the pending set oldest first.
+    std::sort(pending_.end() - static_cast<std::ptrdiff_t>(arrivals), pending_.end(),
+              [](const Member& a, const Member& b) { return a.age != b.age ? a.age < b.age : a.slot < b.slot; });
+  }
+
+  const WarpView& view(const Member& m) const { return (*warps_)[slots_[m.slot].view]; }
+
+  void demote_waiting() {
+    remove_from_active_if([this](const Member& m) {
+      if (!view(m).waiting_long_latency) return false;
+      pending_.push_back(m);
+      return true;
+    });
+  }
+
+  void promote_pending() {
+    if (active_.size() >= active_set_) return;
+    size_t out = 0;
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      const Member m = pending_[i];
+      if (active_.size() < active_set_ && !view(m).waiting_long_latency)
+        active_.push_back(m);
+      else
+        pending_[out++] = m;
+    }
+    pending_.resize(out);
+  }
+
+  // Removes the active warps for which `pred` holds, keeping the order of the
+  // rest and the LRR cursor on the same next warp. `pred` is called once per warp.
+  template <class Pred>
+  void remove_from_active_if(Pred pred) {
+    size_t out = 0;
+    size_t next = next_;
+    for (size_t i = 0; i < active_.size(); ++i) {
+      if (pred(active_[i])) {
+        if (i < next_) --next;
+      } else {
+        active_[out++] = active_[i];
+      }
+    }
+    active_.resize(out);
+    next_ = next;
+  }
+
+  uint32_t active_set_;
+  std::vector<Member> active_;    // in LRR order
+  std::vector<Member> pending_;   // FIFO: front = pending longest
+  std::vector<SlotState> slots_;  // indexed by slot
+  size_t next_ = 0;               // index in active_ where the LRR scan starts
+  uint64_t epoch_ = 0;
+  const std::vector<WarpView>* warps_ = nullptr;  // this cycle's view, valid during order()
+};
+
+}  // namespace
+
+std::unique_ptr<SchedulerPolicy> make_scheduler_policy(const std::string& name, uint32_t active_set) {
+  if (name == "lrr") return std::make_unique<LrrPolicy>();
+  if (name == "gto") return std::make_unique<GtoPolicy>();
+  if (name == "two-level") {
+    if (active_set == 0)
+      throw input_error("warp scheduler", "sm.two_level_active_warps", "must be at least 1 for the two-level policy");
+    return std::make_unique<TwoLevelPolicy>(active_set);
+  }
+  throw input_error("warp scheduler", "sm.scheduler",
+                    "unknown policy '" + name + "'; allowed: lrr, gto, two-level");
+}
+
+}  // namespace smshare

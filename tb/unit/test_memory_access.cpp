@@ -1,0 +1,136 @@
+// LDST address arithmetic: coalescing into lines, scratchpad bank conflicts.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "hw/sm/memory_access.hpp"
+
+namespace smshare {
+namespace {
+
+using Lines = std::vector<uint64_t>;
+
+// All 32 lanes active, lane i at base + i * stride, `bytes` each.
+WarpInstruction strided(uint64_t base, uint64_t stride, uint8_t bytes, OpClass op = OpClass::GlobalLoad) {
+  WarpInstruction inst;
+  inst.op = op;
+  inst.access_bytes = bytes;
+  inst.active_mask = 0xFFFFFFFFu;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) inst.addr[lane] = base + lane * stride;
+  return inst;
+}
+
+Lines lines_of(const WarpInstruction& inst, uint32_t line_bytes = 128) {
+  Lines lines{0xDEAD};  // stale contents must be replaced
+  coalesce(inst, line_bytes, lines);
+  return lines;
+}
+
+TEST(Coalescing, UnitStrideWordsAreOneLine) {
+  EXPECT_EQ(lines_of(strided(0x1000, 4, 4)), (Lines{0x1000}));
+}
+
+TEST(Coalescing, MisalignedUnitStrideTouchesTwoLines) {
+  EXPECT_EQ(lines_of(strided(0x1040, 4, 4)), (Lines{0x1000, 0x1080}));
+}
+
+TEST(Coalescing, StridedAccessesCountLines) {
+  // 8-byte stride: 256 bytes = 2 lines.
+  EXPECT_EQ(lines_of(strided(0x2000, 8, 4)), (Lines{0x2000, 0x2080}));
+  // 32-byte stride: 1024 bytes = 8 lines.
+  EXPECT_EQ(lines_of(strided(0x2000, 32, 4)).size(), 8u);
+  // 128-byte stride: one line per lane, in lane order.
+  const Lines l = lines_of(strided(0x2000, 128, 4));
+  ASSERT_EQ(l.size(), 32u);
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) EXPECT_EQ(l[lane], 0x2000u + 128u * lane);
+  // 16-byte vector accesses, unit stride: 512 bytes = 4 lines.
+  EXPECT_EQ(lines_of(strided(0x2000, 16, 16)).size(), 4u);
+  // 32-byte lines (an L2 sector size): unit-stride words = 4 lines.
+  EXPECT_EQ(lines_of(strided(0x2000, 4, 4), 32), (Lines{0x2000, 0x2020, 0x2040, 0x2060}));
+}
+
+TEST(Coalescing, RandomAddressesAreDistinctLinesInFirstTouchOrder) {
+  WarpInstruction inst = strided(0, 0, 4);
+  inst.active_mask = 0x0000003Fu | (1u << 31);  // lanes 0-5 and 31
+  inst.addr[0] = 0x5008;
+  inst.addr[1] = 0x0100;
+  inst.addr[2] = 0x507C;    // same line as lane 0
+  inst.addr[3] = 0x2080;
+  inst.addr[4] = 0x0104;    // same line as lane 1
+  inst.addr[5] = 0x5000;    // same line as lane 0
+  inst.addr[6] = 0x9000;    // inactive: ignored
+  inst.addr[31] = 0x0000;
+  EXPECT_EQ(lines_of(inst), (Lines{0x5000, 0x0100, 0x2080, 0x0000}));
+}
+
+TEST(Coalescing, AStraddlingLaneTouchesBothLines) {
+  WarpInstruction inst = strided(0, 0, 4);
+  inst.active_mask = 0x3u;
+  inst.addr[0] = 0x107E;  // bytes 0x107E..0x1081
+  inst.addr[1] = 0x1000;
+  EXPECT_EQ(lines_of(inst), (Lines{0x1000, 0x1080}));
+
+  inst.access_bytes = 8;
+  inst.active_mask = 0x1u;
+  inst.addr[0] = 0x17C;   // bytes 0x17C..0x183
+  EXPECT_EQ(lines_of(inst), (Lines{0x100, 0x180}));
+  inst.addr[0] = 0x178;   // bytes 0x178..0x17F: ends exactly at the boundary
+  EXPECT_EQ(lines_of(inst), (Lines{0x100}));
+}
+
+TEST(Coalescing, NoActiveLaneIsNoLine) {
+  WarpInstruction inst = strided(0x1000, 4, 4);
+  inst.active_mask = 0;
+  EXPECT_EQ(lines_of(inst), Lines{});
+}
+
+uint32_t degree(const WarpInstruction& inst, uint32_t banks = 32) { return smem_conflict_degree(inst, banks); }
+
+TEST(SmemBankConflicts, StrideOneWordIsConflictFree) {
+  EXPECT_EQ(degree(strided(0, 4, 4, OpClass::SharedLoad)), 1u);
+  EXPECT_EQ(degree(strided(0x80, 4, 4, OpClass::SharedLoad)), 1u);  // any base
+}
+
+TEST(SmemBankConflicts, StrideTwoWordsIsTwoWay) {
+  // Words 0, 2, ..., 62: even banks only, two words each.
+  EXPECT_EQ(degree(strided(0, 8, 4, OpClass::SharedLoad)), 2u);
+}
+
+TEST(SmemBankConflicts, OddStrideIsConflictFree) {
+  EXPECT_EQ(degree(strided(0, 12, 4, OpClass::SharedLoad)), 1u);
+}
+
+TEST(SmemBankConflicts, StrideThirtyTwoWordsIsThirtyTwoWay) {
+  EXPECT_EQ(degree(strided(0, 128, 4, OpClass::SharedLoad)), 32u);
+  EXPECT_EQ(degree(strided(0, 64, 4, OpClass::SharedLoad)), 16u);  // 16 words: banks 0 and 16
+}
+
+TEST(SmemBankConflicts, SameWordIsABroadcast) {
+  EXPECT_EQ(degree(strided(0x40, 0, 4, OpClass::SharedLoad)), 1u);
+  // Bytes of the same word are the same word too.
+  WarpInstruction bytes = strided(0x40, 0, 1, OpClass::SharedLoad);
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) bytes.addr[lane] = 0x40 + lane % 4;
+  EXPECT_EQ(degree(bytes), 1u);
+  // All lanes read word 0 except lane 1, which reads word 32 (bank 0 too).
+  WarpInstruction mixed = strided(0, 0, 4, OpClass::SharedLoad);
+  mixed.addr[1] = 128;
+  EXPECT_EQ(degree(mixed), 2u);
+}
+
+TEST(SmemBankConflicts, OnlyActiveLanesCount) {
+  WarpInstruction inst = strided(0, 128, 4, OpClass::SharedLoad);  // all in bank 0
+  inst.active_mask = 0x00000007u;
+  EXPECT_EQ(degree(inst), 3u);
+  inst.active_mask = 0;
+  EXPECT_EQ(degree(inst), 0u);
+}
+
+TEST(SmemBankConflicts, WideAccessesAndFewerBanks) {
+  // 8-byte accesses at unit stride: 64 words over 32 banks.
+  EXPECT_EQ(degree(strided(0, 8, 8, OpClass::SharedLoad)), 2u);
+  // 16 banks, unit-stride words: 32 words over 16 banks.
+  EXPECT_EQ(degree(strided(0, 4, 4, OpClass::SharedLoad), 16), 2u);
+}
+
+}  // namespace
+}  // namespace smshare
