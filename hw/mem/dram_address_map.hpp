@@ -6,13 +6,14 @@
 //   local   = (addr / (interleave_bytes * channels)) * interleave_bytes + addr % interleave_bytes
 //   page    = local / row_bytes        (one row buffer's worth of consecutive local bytes)
 //   row     = page / banks
-//   bank    = (page % banks + row + row / banks + row / banks^2) % banks
+//   bank    = (page % banks + skew(row)) % banks,  skew(row) = (row * 0x9E3779B97F4A7C15) >> 40
 //
 // Consecutive pages go to different banks, so a sequential stream keeps every
-// bank's row buffer busy with row hits. The bank is skewed by the row (a fold
-// of its digits in base `banks`) so that streams whose starts differ by a
-// multiple of banks * row_bytes do not all land on the same bank. For a given
-// row the skew is a constant, so (bank, row) still names exactly one page.
+// bank's row buffer busy with row hits. The bank is skewed by a hash of the
+// row (Fibonacci hashing) so that streams whose starts differ by a multiple
+// of banks * row_bytes do not share banks row after row, as with plain
+// interleaving. For a given row the skew is a constant, so (bank, row) still
+// names exactly one page.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,7 @@ class DramAddressMap {
   uint32_t bank(uint64_t local_addr) const {
     const uint64_t page = local_addr / row_bytes_;
     const uint64_t row = page / banks_;
-    return static_cast<uint32_t>((page % banks_ + row + row / banks_ + row / banks_ / banks_) % banks_);
+    return static_cast<uint32_t>((page % banks_ + ((row * 0x9E3779B97F4A7C15ull) >> 40)) % banks_);
   }
 
  private:

@@ -58,7 +58,7 @@ TEST(DramAddressMap, ConsecutivePagesUseEveryBankAndBankRowIsUnique) {
   EXPECT_EQ(m.bank(1023), 0u);
   EXPECT_EQ(m.bank(1024), 1u);
   EXPECT_EQ(m.row(4096), 1u);
-  EXPECT_EQ(m.bank(4096), 1u);  // row 1 is skewed by one bank
+  EXPECT_EQ(m.bank(4096), 1u);  // row 1 is skewed by (0x9E3779B97F4A7C15 >> 40) % 4 = 1
   EXPECT_EQ(m.bank(7168), 0u);
   std::set<std::pair<uint32_t, uint64_t>> seen;
   for (uint64_t page = 0; page < 4096; ++page) {
@@ -68,6 +68,15 @@ TEST(DramAddressMap, ConsecutivePagesUseEveryBankAndBankRowIsUnique) {
   std::set<uint32_t> banks;
   for (uint64_t page = 100; page < 104; ++page) banks.insert(m.bank(page * 1024));
   EXPECT_EQ(banks.size(), 4u);
+}
+
+TEST(DramAddressMap, RowSkewSpreadsStreamsOneBankRowApart) {
+  // Pages 16 apart (Fermi: 16 banks) would all share one bank without the skew.
+  DramSpec d;
+  DramAddressMap m(d);
+  std::set<uint32_t> banks;
+  for (uint64_t row = 0; row < 16; ++row) banks.insert(m.bank((row * d.banks + 3) * d.row_bytes));
+  EXPECT_GE(banks.size(), 8u);
 }
 
 TEST(DramChannel, TimingParametersInPicoseconds) {
