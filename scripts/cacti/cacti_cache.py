@@ -23,7 +23,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-PARAMS = os.path.join(ROOT, "cacti-params")
+# $SMSHARE_CACTI_PARAMS overrides the folder, as for hw/power (tests use copies).
+PARAMS = os.environ.get("SMSHARE_CACTI_PARAMS") or os.path.join(ROOT, "cacti-params")
 CACTI_VERSION = "CACTI 7.0 from hwcomponents-cacti 1.0.40"
 REL_TOL = 1e-4  # CACTI prints 6 significant digits; a rebuild may move the last one
 
@@ -33,10 +34,8 @@ class CfgError(Exception):
 
 
 def rel(path):
-    try:
-        return os.path.relpath(path, ROOT)
-    except ValueError:
-        return path
+    r = os.path.relpath(os.path.abspath(path), ROOT)
+    return os.path.abspath(path) if r.startswith("..") else r
 
 
 def err(path, key, problem):

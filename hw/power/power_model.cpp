@@ -1,0 +1,254 @@
+#include "hw/power/power_model.hpp"
+
+#include <cmath>
+
+#include "hw/common/error.hpp"
+
+namespace smshare {
+
+const std::vector<SmUnitStatic>& dhar_chen_table3() {
+  static const std::vector<SmUnitStatic> t = {
+      {"front_end", 0.06783, false},      {"register_file", 0.228586, true},
+      {"simd", 0.038, false},             {"ldst", 0.911, false},
+      {"undiff", 1.571, false},           {"l1d_shared_memory", 0.86, true},
+      {"tex_const_cache", 0.86, false},   {"additional_wiring", 0.0385416, false},
+  };
+  return t;
+}
+
+static bool is_cross_sm(const std::string& m) { return m == "occ" || m == "bal" || m == "bigsm" || m == "bigsm_occ"; }
+
+std::vector<std::string> default_gated_units(const std::string& mechanism) {
+  if (mechanism == "bigsm" || mechanism == "bigsm_occ") return {"front_end", "ldst", "undiff", "tex_const_cache"};
+  return {"front_end", "simd", "ldst", "undiff", "tex_const_cache"};
+}
+
+double scaled_area_mm2(const CactiEntry& e, uint64_t bits) {
+  return e.area_mm2 * static_cast<double>(bits) / static_cast<double>(e.cfg_bits());
+}
+
+double scaled_leakage_w(const CactiEntry& e, uint64_t bits) {
+  return e.leakage_mw * 1e-3 * static_cast<double>(bits) / static_cast<double>(e.cfg_bits());
+}
+
+nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, double seconds,
+                             const std::string& node) {
+  EnergyOptions o;
+  o.node = node;
+  return energy_report(spec, activity, seconds, o);
+}
+
+nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, double seconds,
+                             const EnergyOptions& o) {
+  return energy_report(spec, activity, seconds, o, cacti_results(o.node));
+}
+
+nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, double seconds,
+                             const EnergyOptions& o, const CactiResults& cacti) {
+  if (!(seconds >= 0) || !std::isfinite(seconds))
+    throw input_error("energy_report", "simulated_seconds", "must be finite and >= 0");
+  if (o.gated_sms > spec.num_sms)
+    throw input_error("energy_report", "gated_sms",
+                      std::to_string(o.gated_sms) + " > num_sms " + std::to_string(spec.num_sms));
+  // Validates the mechanism name.
+  (void)added_structures(spec, o.mechanism, o.params);
+
+  nlohmann::json structures = nlohmann::json::object();
+  double dynamic_j = 0, leakage_j = 0, leakage_w_total = 0;
+  for (const auto& [name, a] : activity) {
+    nlohmann::json s;
+    s["reads"] = a.reads;
+    s["writes"] = a.writes;
+    s["instances"] = a.instances;
+    double e_read = 0, e_write = 0, leak_w = 0;
+    if (name == "dram") {
+      e_read = e_write = kDramEnergyPerBitJ * kDramAccessBytes * 8;
+      s["source"] = "GDDR5 ~14 pJ/bit x 128 B line (literature, not CACTI); background power not modelled";
+    } else {
+      if (!cacti.structures.count(name)) {
+        std::string known = "dram";
+        for (const auto& n : cacti.names()) known += ", " + n;
+        throw input_error("activity counters", name, "no power model for this structure (known: " + known + ")");
+      }
+      const CactiEntry& e = cacti.at(name);
+      const uint32_t k = e.accesses_per_access();
+      e_read = e.read_energy_nj * 1e-9 * k;
+      e_write = e.write_energy_nj * 1e-9 * k;
+      uint64_t bits = structure_bits(spec, o.mechanism, name, o.params);
+      if (bits == 0) bits = e.reference_bits;  // structure of another mechanism: the papers' size
+      leak_w = scaled_leakage_w(e, bits) * a.instances;
+      s["source"] = "CACTI " + cacti.node + " (" + name + ".cfg)";
+      s["bits_per_instance"] = bits;
+      s["cacti_accesses_per_access"] = k;
+    }
+    const double dyn = e_read * static_cast<double>(a.reads) + e_write * static_cast<double>(a.writes);
+    const double leak = leak_w * seconds;
+    s["read_energy_per_access_j"] = e_read;
+    s["write_energy_per_access_j"] = e_write;
+    s["dynamic_j"] = dyn;
+    s["leakage_w"] = leak_w;
+    s["leakage_j"] = leak;
+    s["total_j"] = dyn + leak;
+    structures[name] = s;
+    dynamic_j += dyn;
+    leakage_j += leak;
+    leakage_w_total += leak_w;
+  }
+
+  // Static power of the SM units CACTI does not model (Dhar & Chen Table III).
+  const std::vector<std::string> gated = o.gated_units.empty() ? default_gated_units(o.mechanism) : o.gated_units;
+  for (const auto& g : gated) {
+    bool ok = false;
+    for (const auto& u : dhar_chen_table3()) ok = ok || (u.unit == g && !u.cacti_modelled);
+    if (!ok) {
+      std::string allowed;
+      for (const auto& u : dhar_chen_table3())
+        if (!u.cacti_modelled && u.unit != "additional_wiring") allowed += (allowed.empty() ? "" : ", ") + u.unit;
+      throw input_error("energy options", "gated_units", "'" + g + "' cannot be gated (allowed: " + allowed + ")");
+    }
+  }
+  nlohmann::json units = nlohmann::json::object();
+  double static_w = 0, saved_w = 0;
+  const uint32_t active = spec.num_sms - o.gated_sms;
+  for (const auto& u : dhar_chen_table3()) {
+    nlohmann::json j;
+    j["per_sm_w"] = u.watts;
+    if (u.cacti_modelled) {
+      j["counted"] = "no: CACTI leakage of the arrays is used instead";
+    } else if (u.unit == "additional_wiring") {
+      const uint32_t n = is_cross_sm(o.mechanism) ? spec.num_sms : 0;
+      j["sms"] = n;
+      j["w"] = u.watts * n;
+      static_w += u.watts * n;
+    } else {
+      bool is_gated = false;
+      for (const auto& g : gated) is_gated = is_gated || g == u.unit;
+      const uint32_t n = is_gated ? active : spec.num_sms;
+      j["sms"] = n;
+      j["w"] = u.watts * n;
+      static_w += u.watts * n;
+      if (is_gated) saved_w += u.watts * o.gated_sms;
+    }
+    units[u.unit] = j;
+  }
+  if (!o.sm_unit_static) static_w = 0;
+
+  nlohmann::json sm_static;
+  sm_static["source"] = "Dhar & Chen Table III (GPUSimPow per-SM static power; register file and L1D/shared "
+                        "memory lines replaced by CACTI leakage)";
+  sm_static["included"] = o.sm_unit_static;
+  sm_static["units"] = units;
+  sm_static["num_sms"] = spec.num_sms;
+  sm_static["gated_sms"] = o.gated_sms;
+  sm_static["gated_units"] = gated;
+  sm_static["static_w"] = static_w;
+  sm_static["saved_by_gating_w"] = o.sm_unit_static ? saved_w : 0.0;
+  sm_static["energy_j"] = static_w * seconds;
+
+  const double static_j = static_w * seconds;
+  nlohmann::json energy;
+  energy["node"] = cacti.node;
+  energy["cacti"] = cacti.cacti;
+  energy["cacti_results"] = cacti.file;
+  energy["mechanism"] = o.mechanism;
+  energy["simulated_seconds"] = seconds;
+  energy["structures"] = structures;
+  energy["sm_unit_static"] = sm_static;
+  energy["dynamic_j"] = dynamic_j;
+  energy["leakage_j"] = leakage_j;
+  energy["sm_unit_static_j"] = static_j;
+  energy["total_j"] = dynamic_j + leakage_j + static_j;
+
+  nlohmann::json power;
+  power["dynamic_w"] = seconds > 0 ? dynamic_j / seconds : 0.0;
+  power["leakage_w"] = leakage_w_total;
+  power["sm_unit_static_w"] = static_w;
+  power["average_w"] = (seconds > 0 ? dynamic_j / seconds : 0.0) + leakage_w_total + static_w;
+  return {{"energy", energy}, {"power", power}};
+}
+
+nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const std::string& node) {
+  // Validate the mechanism before touching the results so that error comes first.
+  (void)added_structures(spec, mechanism);
+  return area_report(spec, mechanism, cacti_results(node));
+}
+
+static nlohmann::json sized_json(const SizedStructure& s, const CactiEntry& e, uint32_t gpu_instances) {
+  const double one = scaled_area_mm2(e, s.bits);
+  nlohmann::json j;
+  j["name"] = s.name;
+  j["cfg"] = s.cfg + ".cfg";
+  j["source"] = "CACTI";
+  j["from"] = s.paper;
+  j["bits_per_instance"] = s.bits;
+  j["instances_per_sm"] = s.per_sm;
+  j["cfg_bits"] = e.cfg_bits();
+  j["scaled"] = s.bits != e.cfg_bits();
+  j["area_per_instance_mm2"] = one;
+  j["area_per_sm_mm2"] = one * s.per_sm;
+  j["area_gpu_mm2"] = one * gpu_instances;
+  j["leakage_per_sm_w"] = scaled_leakage_w(e, s.bits) * s.per_sm;
+  return j;
+}
+
+nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const CactiResults& cacti,
+                           const MechanismParams& params) {
+  const auto added = added_structures(spec, mechanism, params);
+  nlohmann::json list = nlohmann::json::array();
+  double per_sm = 0, cacti_gpu = 0, paper_gpu = 0;
+  uint64_t bits_per_sm = 0;
+  for (const auto& s : added) {
+    auto j = sized_json(s, cacti.at(s.cfg), s.per_sm * spec.num_sms);
+    per_sm += j["area_per_sm_mm2"].get<double>();
+    cacti_gpu += j["area_gpu_mm2"].get<double>();
+    bits_per_sm += s.bits * s.per_sm;
+    list.push_back(j);
+  }
+  for (const auto& c : paper_costs(mechanism)) {
+    // Pairwise wiring exists only for complete pairs of SMs.
+    const bool pairwise = c.name == "cross_sm_wiring";
+    const double gpu = pairwise ? c.area_mm2_per_sm * 2 * (spec.num_sms / 2) : c.area_mm2_per_sm * spec.num_sms;
+    nlohmann::json j;
+    j["name"] = c.name;
+    j["source"] = "paper";
+    j["from"] = c.paper;
+    j["area_per_sm_mm2"] = c.area_mm2_per_sm;
+    j["area_gpu_mm2"] = gpu;
+    paper_gpu += gpu;
+    list.push_back(j);
+  }
+  nlohmann::json base = nlohmann::json::array();
+  double base_sm = 0;
+  for (const auto& s : baseline_structures(spec)) {
+    const uint32_t gpu_n = s.per_sm ? s.per_sm * spec.num_sms : spec.dram.channels;
+    auto j = sized_json(s, cacti.at(s.cfg), gpu_n);
+    if (s.per_sm == 0) j["instances_gpu"] = spec.dram.channels;
+    base_sm += j["area_per_sm_mm2"].get<double>();
+    base.push_back(j);
+  }
+
+  nlohmann::json r;
+  r["mechanism"] = mechanism;
+  r["node"] = cacti.node;
+  r["cacti"] = cacti.cacti;
+  r["cacti_results"] = cacti.file;
+  r["num_sms"] = spec.num_sms;
+  r["added_structures"] = list;
+  r["added_bits_per_sm"] = bits_per_sm;
+  r["added_bits_gpu"] = bits_per_sm * spec.num_sms;
+  r["cacti_area_per_sm_mm2"] = per_sm;
+  r["cacti_area_gpu_mm2"] = cacti_gpu;
+  r["paper_area_gpu_mm2"] = paper_gpu;
+  r["total_mm2"] = cacti_gpu + paper_gpu;
+  r["die_mm2"] = kGtx480DieMm2;
+  r["die_source"] = "GTX 480 (GF100, 40 nm) die, 529 mm^2";
+  r["percent_of_die"] = 100.0 * (cacti_gpu + paper_gpu) / kGtx480DieMm2;
+  r["baseline_structures"] = base;
+  r["baseline_sm_storage_mm2"] = base_sm;
+  r["note"] = "CACTI models storage arrays only; control logic (comparators, adders, queue control) is not "
+              "included. Structures smaller than CACTI accepts are scaled per bit from a padded array "
+              "(see each cfg). Per-node area; the die figure is the 40 nm GTX 480's.";
+  return r;
+}
+
+}  // namespace smshare

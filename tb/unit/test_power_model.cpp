@@ -1,0 +1,269 @@
+// Energy and area model (hw/power) against hand-computed numbers from a tiny
+// fixture CACTI cache, plus sums over the checked-in 40 nm cache.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "hw/common/error.hpp"
+#include "hw/power/cacti_results.hpp"
+#include "hw/power/power_model.hpp"
+#include "hw/power/structure_sizes.hpp"
+
+using namespace smshare;
+
+namespace {
+
+const char* kSha = "0000000000000000000000000000000000000000000000000000000000000000";
+
+std::string entry(const std::string& name, double area, double rd, double wr, double leak_mw, int cap, int block,
+                  int access_bits) {
+  return "\"" + name + "\": {\"cfg_sha256\": \"" + kSha + "\", \"area_mm2\": " + std::to_string(area) +
+         ", \"read_energy_nj\": " + std::to_string(rd) + ", \"write_energy_nj\": " + std::to_string(wr) +
+         ", \"leakage_mw\": " + std::to_string(leak_mw) +
+         ", \"access_time_ns\": 0.5, \"cycle_time_ns\": 0.4, \"capacity_bytes\": " + std::to_string(cap) +
+         ", \"block_bytes\": " + std::to_string(block) + ", \"access_bits\": " + std::to_string(access_bits) +
+         ", \"reference_bits\": " + std::to_string(cap * 8) + "}";
+}
+
+std::string fixture_json() {
+  return "{\"node\": \"fixture\", \"cacti\": \"test\", \"wire\": {}, \"structures\": {" +
+         entry("register_file_bank", 0.1, 0.05, 0.08, 10.0, 8192, 128, 1024) + ", " +
+         entry("operand_cache_bank", 0.004, 0.002, 0.003, 0.5, 512, 16, 1024) + ", " +
+         entry("lock_array_register", 0.000512, 0.0001, 0.0001, 0.2, 64, 1, 6) + ", " +
+         entry("partner_id_table", 0.000512, 0.0001, 0.0001, 0.2, 64, 1, 4) + ", " +
+         entry("owner_bits", 0.000512, 0.0001, 0.0001, 0.2, 64, 1, 1) + ", " +
+         entry("scratchpad_bank", 0.004, 0.001, 0.001, 1.0, 1536, 4, 32) + ", " +
+         entry("l1d", 0.3, 0.2, 0.2, 20.0, 16384, 128, 1024) + ", " +
+         entry("l2_slice", 4.0, 1.5, 1.5, 120.0, 131072, 128, 1024) + "}}";
+}
+
+std::string write_temp(const std::string& text, const std::string& tag) {
+  std::string path = ::testing::TempDir() + "/smshare_power_" + tag + ".json";
+  std::ofstream(path) << text;
+  return path;
+}
+
+CactiResults fixture() { return load_cacti_results_file(write_temp(fixture_json(), "fixture")); }
+
+template <typename F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(PowerCactiResults, ReadsFixture) {
+  const CactiResults r = fixture();
+  EXPECT_EQ(r.node, "fixture");
+  const CactiEntry& e = r.at("operand_cache_bank");
+  EXPECT_DOUBLE_EQ(e.read_energy_nj, 0.002);
+  EXPECT_EQ(e.cfg_bits(), 4096u);
+  EXPECT_EQ(e.accesses_per_access(), 8u);  // 1024-bit line over a 128-bit block
+  EXPECT_EQ(r.at("register_file_bank").accesses_per_access(), 1u);
+}
+
+TEST(PowerCactiResults, UnknownStructureListsKnown) {
+  const CactiResults r = fixture();
+  const std::string msg = error_of([&] { r.at("warp_scheduler"); });
+  EXPECT_NE(msg.find("warp_scheduler"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("register_file_bank"), std::string::npos) << msg;
+}
+
+TEST(PowerCactiResults, MalformedEntryNamesFileAndKey) {
+  std::string bad = fixture_json();
+  const std::string good = "\"leakage_mw\": 10.000000";
+  ASSERT_NE(bad.find(good), std::string::npos);
+  bad.replace(bad.find(good), good.size(), "\"leakage_mw\": \"x\"");
+  const std::string path = write_temp(bad, "bad");
+  const std::string msg = error_of([&] { load_cacti_results_file(path); });
+  EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  EXPECT_NE(msg.find("structures.register_file_bank.leakage_mw"), std::string::npos) << msg;
+
+  const std::string path2 = write_temp("{not json", "notjson");
+  EXPECT_NE(error_of([&] { load_cacti_results_file(path2); }).find("not valid JSON"), std::string::npos);
+}
+
+TEST(PowerCactiResults, UnknownNodeListsKnownNodes) {
+  const std::string msg = error_of([] { cacti_results_path("7nm"); });
+  EXPECT_NE(msg.find("7nm"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("40nm"), std::string::npos) << msg;
+}
+
+TEST(PowerCactiResults, CheckedInCacheCoversEveryCostedStructure) {
+  const GpuSpec spec;
+  for (const auto& node : {"40nm", "32nm"}) {
+    const CactiResults& r = cacti_results(node);
+    for (const auto& s : baseline_structures(spec)) EXPECT_NO_THROW(r.at(s.cfg)) << node;
+    for (const auto& m : known_mechanisms_for_area())
+      for (const auto& s : added_structures(spec, m)) EXPECT_NO_THROW(r.at(s.cfg)) << node << " " << m;
+  }
+}
+
+TEST(PowerEnergy, HandComputedDynamicAndLeakage) {
+  const GpuSpec spec;  // Fermi: 8 KB RF banks, as the fixture's cfg
+  ActivityCounters a;
+  a["register_file_bank"] = {1000, 500, 240};
+  a["operand_cache_bank"] = {100, 0, 60};
+  a["dram"] = {10, 0, 6};
+  EnergyOptions o;
+  o.sm_unit_static = false;
+  o.mechanism = "expars";
+  const auto j = energy_report(spec, a, 1e-3, o, fixture());
+  const auto& s = j["energy"]["structures"];
+  // RF: 1000 x 0.05 nJ + 500 x 0.08 nJ = 9e-8 J; leakage 10 mW x 240 x 1 ms = 2.4e-3 J.
+  EXPECT_NEAR(s["register_file_bank"]["dynamic_j"].get<double>(), 9e-8, 1e-18);
+  EXPECT_NEAR(s["register_file_bank"]["leakage_j"].get<double>(), 2.4e-3, 1e-15);
+  // OC bank: 8 CACTI accesses per line: 100 x 8 x 0.002 nJ = 1.6e-9 J; 0.5 mW x 60 x 1 ms = 3e-5 J.
+  EXPECT_NEAR(s["operand_cache_bank"]["dynamic_j"].get<double>(), 1.6e-9, 1e-19);
+  EXPECT_NEAR(s["operand_cache_bank"]["leakage_j"].get<double>(), 3e-5, 1e-15);
+  // DRAM: 10 lines x 1024 bits x 14 pJ/bit.
+  EXPECT_NEAR(s["dram"]["dynamic_j"].get<double>(), 10 * 1024 * 14e-12, 1e-18);
+  const double total = 9e-8 + 2.4e-3 + 1.6e-9 + 3e-5 + 10 * 1024 * 14e-12;
+  EXPECT_NEAR(j["energy"]["total_j"].get<double>(), total, 1e-15);
+  EXPECT_NEAR(j["power"]["average_w"].get<double>(), total / 1e-3, 1e-9);
+  EXPECT_NEAR(j["power"]["leakage_w"].get<double>(), 2.4 + 0.03, 1e-12);
+}
+
+TEST(PowerEnergy, LeakageScalesWithConfiguredSize) {
+  GpuSpec spec;
+  spec.sm.registers = 65536;  // Kepler-sized RF: 16 KB banks modelled from the 8 KB cfg
+  ActivityCounters a;
+  a["register_file_bank"] = {0, 0, 1};
+  EnergyOptions o;
+  o.sm_unit_static = false;
+  const auto j = energy_report(spec, a, 1.0, o, fixture());
+  EXPECT_NEAR(j["energy"]["structures"]["register_file_bank"]["leakage_w"].get<double>(), 2 * 10e-3, 1e-15);
+}
+
+TEST(PowerEnergy, GatedSmStaticPowerFromTable3) {
+  GpuSpec spec;  // 15 SMs
+  ActivityCounters none;
+  EnergyOptions o;
+  o.mechanism = "occ";
+  o.gated_sms = 5;
+  const auto j = energy_report(spec, none, 2.0, o, fixture());
+  const double gateable = 0.06783 + 0.038 + 0.911 + 1.571 + 0.86;  // front end, SIMD, LDST, undiff, tex/const
+  const double expect_w = 10 * gateable + 15 * 0.0385416;          // + wiring of every SM (Table III)
+  const auto& st = j["energy"]["sm_unit_static"];
+  EXPECT_NEAR(st["static_w"].get<double>(), expect_w, 1e-9);
+  EXPECT_NEAR(st["saved_by_gating_w"].get<double>(), 5 * gateable, 1e-9);
+  EXPECT_NEAR(j["energy"]["sm_unit_static_j"].get<double>(), 2 * expect_w, 1e-9);
+
+  o.mechanism = "baseline";
+  o.gated_sms = 0;
+  const auto b = energy_report(spec, none, 1.0, o, fixture());
+  EXPECT_NEAR(b["power"]["average_w"].get<double>(), 15 * gateable, 1e-9);
+}
+
+TEST(PowerEnergy, UnknownStructureAndBadOptionsAreInputErrors) {
+  const GpuSpec spec;
+  ActivityCounters a;
+  a["warp_scheduler"] = {1, 0, 1};
+  const CactiResults f = fixture();
+  std::string msg = error_of([&] { energy_report(spec, a, 1.0, EnergyOptions{}, f); });
+  EXPECT_NE(msg.find("warp_scheduler"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("dram"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("register_file_bank"), std::string::npos) << msg;
+
+  EnergyOptions o;
+  o.gated_sms = 16;
+  EXPECT_NE(error_of([&] { energy_report(spec, {}, 1.0, o, f); }).find("gated_sms"), std::string::npos);
+  o.gated_sms = 1;
+  o.gated_units = {"register_file"};
+  EXPECT_NE(error_of([&] { energy_report(spec, {}, 1.0, o, f); }).find("cannot be gated"), std::string::npos);
+  EXPECT_NE(error_of([&] { energy_report(spec, {}, -1.0, EnergyOptions{}, f); }).find("simulated_seconds"),
+            std::string::npos);
+}
+
+TEST(PowerEnergy, DefaultNodeUsesCheckedInCache) {
+  const GpuSpec spec;
+  ActivityCounters a;
+  a["register_file_bank"] = {100, 100, spec.num_sms * spec.sm.register_banks};
+  a["l1d"] = {10, 1, spec.num_sms};
+  const auto j = energy_report(spec, a, 1e-6);
+  EXPECT_EQ(j["energy"]["node"], "40nm");
+  EXPECT_GT(j["energy"]["structures"]["l1d"]["dynamic_j"].get<double>(), 0.0);
+  EXPECT_GT(j["power"]["average_w"].get<double>(), 0.0);
+}
+
+TEST(PowerArea, JatalaBitsFollowSectionVFormulas) {
+  GpuSpec spec;  // W = 48, T = 8
+  auto bits = [&](const std::string& m) {
+    uint64_t n = 0;
+    for (const auto& s : added_structures(spec, m)) n += s.bits * s.per_sm;
+    return n;
+  };
+  // (1 + T ceil(log2(T+1)) + 2W + floor(W/2) ceil(log2 W)) = 1 + 32 + 96 + 144
+  EXPECT_EQ(bits("regshare"), 273u);
+  // (1 + T ceil(log2(T+1)) + W + floor(T/2) ceil(log2 T)) = 1 + 32 + 48 + 12
+  EXPECT_EQ(bits("spmshare"), 93u);
+  spec.sm.max_warps = 64;
+  spec.sm.max_ctas = 16;
+  EXPECT_EQ(bits("regshare"), 1u + 16 * 5 + 128 + 32 * 6);
+  EXPECT_EQ(bits("spmshare"), 1u + 16 * 5 + 64 + 8 * 4);
+}
+
+TEST(PowerArea, PapersStatedSizes) {
+  const GpuSpec spec;
+  auto find = [&](const std::string& m, const std::string& n) {
+    for (const auto& s : added_structures(spec, m))
+      if (s.name == n) return s.bits * s.per_sm;
+    return uint64_t{0};
+  };
+  EXPECT_EQ(find("zorua", "register_mapping_table"), 64u * 16 * 9);   // 1.125 KB
+  EXPECT_EQ(find("zorua", "scratchpad_mapping_table"), 672u * 8);     // 672 B
+  EXPECT_EQ(find("zorua", "warp_slot_mapping_table"), 56u * 8);       // 56 B
+  EXPECT_EQ(find("expars", "operand_cache_bank"), 2048u * 8);         // 2 KB in 4 banks
+  EXPECT_EQ(find("expars", "operand_cache_tags"), 20u * 8);           // 16 x 10-bit tags = 20 B
+  EXPECT_EQ(find("expars", "prefetch_bitvector_table"), 378u * 8);    // 48 x 63 bits = 378 B
+  EXPECT_EQ(find("expars", "register_allocation_table"), 16u * 8 + 3 + 6 * 3);  // SBR 16 B + 4 variables
+}
+
+TEST(PowerArea, HandComputedScaledAreaAndSums) {
+  const GpuSpec spec;  // 15 SMs
+  const auto j = area_report(spec, "regshare", fixture());
+  // Fixture: 0.000512 mm^2 for a 512-bit cfg -> 1e-6 mm^2 per bit; 273 bits per SM.
+  EXPECT_NEAR(j["cacti_area_per_sm_mm2"].get<double>(), 273e-6, 1e-12);
+  EXPECT_NEAR(j["total_mm2"].get<double>(), 15 * 273e-6, 1e-12);
+  EXPECT_NEAR(j["percent_of_die"].get<double>(), 100 * 15 * 273e-6 / 529.0, 1e-12);
+  EXPECT_EQ(j["added_bits_gpu"].get<uint64_t>(), 15u * 273);
+  double sum = 0;
+  for (const auto& s : j["added_structures"]) sum += s["area_gpu_mm2"].get<double>();
+  EXPECT_NEAR(sum, j["total_mm2"].get<double>(), 1e-12);
+}
+
+TEST(PowerArea, EveryMechanismSumsOnCheckedInCache) {
+  const GpuSpec spec;
+  for (const auto& m : known_mechanisms_for_area()) {
+    const auto j = area_report(spec, m, "40nm");
+    double sum = 0, per_sm = 0;
+    for (const auto& s : j["added_structures"]) {
+      sum += s["area_gpu_mm2"].get<double>();
+      if (s["source"] == "CACTI") per_sm += s["area_per_sm_mm2"].get<double>();
+    }
+    EXPECT_NEAR(sum, j["total_mm2"].get<double>(), 1e-9) << m;
+    EXPECT_NEAR(per_sm * spec.num_sms, j["cacti_area_gpu_mm2"].get<double>(), 1e-9) << m;
+    EXPECT_NEAR(j["percent_of_die"].get<double>(), 100 * j["total_mm2"].get<double>() / 529.0, 1e-9) << m;
+    if (m == "baseline") EXPECT_EQ(j["total_mm2"].get<double>(), 0.0);
+    else EXPECT_GT(j["total_mm2"].get<double>(), 0.0) << m;
+  }
+  // Cross-SM wiring: 4.71 mm^2 per complete pair (7 pairs of 15 SMs).
+  const auto occ = area_report(spec, "occ", "40nm");
+  EXPECT_NEAR(occ["paper_area_gpu_mm2"].get<double>(), 7 * 4.71 + 15 * 0.064, 1e-9);
+}
+
+TEST(PowerArea, UnknownMechanismListsAllowed) {
+  const GpuSpec spec;
+  const std::string msg = error_of([&] { area_report(spec, "warped", "40nm"); });
+  EXPECT_NE(msg.find("warped"), std::string::npos) << msg;
+  for (const auto& m : known_mechanisms_for_area()) EXPECT_NE(msg.find(m), std::string::npos) << msg;
+  EXPECT_EQ(known_mechanisms_for_area().size(), 9u);
+  EXPECT_NE(error_of([&] { area_report(spec, "zorua", "7nm"); }).find("40nm"), std::string::npos);
+}
