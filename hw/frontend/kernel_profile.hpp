@@ -14,7 +14,7 @@
 //   regs_per_thread: 36               # [1, 255]
 //   smem_bytes_per_cta: 3072          # [0, 1 MiB]
 //   instructions_per_warp: 1200       # [1, 1e9]    dynamic, barriers included
-//   static_instructions: 256          # [8, 65536]  loop body length (default 256)
+//   static_instructions: 256          # [8, 65536]  minimum loop body length (default 256)
 //   seed: 1                           # any uint64
 //   mix: {int_alu, fp_alu, sfu, global_load, global_store,
 //         shared_load, shared_store}  # each [0,1], missing = 0, sum = 1 +- 1e-6
