@@ -99,7 +99,36 @@ class MappedTraceFile {
     if (fd < 0)
       throw input_error(path, "", "cannot create a temporary file in " + tmpl + ": " + std::strerror(errno));
     unlink(name.data());  // the mapping keeps the content alive; nothing to clean up later
-    FILE* pipe = popen(("xz -dc -- " + shell_quote(path)).c_str(), "r");
+    // xz's own complaint goes to a second temporary file and into our message.
+    std::string err_name = tmpl;
+    std::vector<char> err_buf(err_name.begin(), err_name.end());
+    err_buf.push_back('\0');
+    int err_fd = mkstemp(err_buf.data());
+    std::string redirect;
+    if (err_fd >= 0) {
+      err_name = err_buf.data();
+      redirect = " 2>" + shell_quote(err_name);
+    }
+    auto xz_message = [&]() {
+      std::string msg;
+      if (err_fd < 0) return msg;
+      char text[512];
+      ssize_t n = pread(err_fd, text, sizeof(text) - 1, 0);
+      if (n > 0) msg.assign(text, static_cast<size_t>(n));
+      while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+      return msg.empty() ? msg : " (xz says: " + msg + ")";
+    };
+    struct ErrFileCleanup {
+      int fd;
+      std::string name;
+      ~ErrFileCleanup() {
+        if (fd >= 0) {
+          ::close(fd);
+          unlink(name.c_str());
+        }
+      }
+    } err_cleanup{err_fd, err_name};
+    FILE* pipe = popen(("xz -dc -- " + shell_quote(path) + redirect).c_str(), "r");
     if (!pipe) {
       int e = errno;
       ::close(fd);
@@ -132,7 +161,7 @@ class MappedTraceFile {
       throw input_error(path, "",
                         "xz -dc failed (exit status " +
                             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                            "): not a valid .xz file, or truncated");
+                            "): not a valid .xz file, or truncated" + xz_message());
     }
     return fd;
   }
@@ -233,6 +262,9 @@ class TraceWarpProgram : public WarpProgram {
       LineExtras extras;
       parser_->parse(b, e, no, out, extras);
       --remaining_;
+      // An EXIT before the warp's last line retires only its active threads
+      // (a bounds-check return); the warp goes on, so it is control flow here.
+      if (out.op == OpClass::Exit && remaining_ > 0) out.op = OpClass::Control;
       return true;
     }
     return false;
@@ -368,6 +400,7 @@ void TraceKernel::build_index(const char* body, uint64_t body_line) {
         ++stats_.per_class[static_cast<size_t>(inst.op)];
         stats_.dropped_registers += extras.dropped_regs;
         if (extras.unknown_opcode) ++stats_.unknown_opcodes[std::string(extras.mnemonic)];
+        if (inst.op == OpClass::Exit && seen < declared) ++stats_.early_exits;
         continue;
       }
       // A keyword before the declared count was reached: close_warp reports it.

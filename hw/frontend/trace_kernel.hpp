@@ -31,9 +31,10 @@ struct TraceOptions {
 // Counts over the whole kernel file, gathered when it is indexed.
 struct TraceStats {
   uint64_t instruction_lines = 0;                  // instruction lines in the file
-  std::array<uint64_t, kNumOpClasses> per_class{};  // instruction lines per OpClass
+  std::array<uint64_t, kNumOpClasses> per_class{};  // instruction lines per OpClass (EXIT lines as Exit)
   std::map<std::string, uint64_t> unknown_opcodes;  // mnemonic → lines (fallback only)
   uint64_t dropped_registers = 0;  // operands beyond kMaxDstRegs/kMaxSrcRegs, ignored
+  uint64_t early_exits = 0;        // EXIT lines before a warp's last line: streamed as Control
   uint32_t ctas_in_file = 0;       // #BEGIN_TB blocks (the tracer omits empty CTAs)
   uint32_t warps_in_file = 0;      // warp = ... sections
 
@@ -56,6 +57,9 @@ class TraceKernel : public KernelSource {
 
   const std::string& name() const override { return header_.kernel_name; }
   const KernelResources& resources() const override { return resources_; }
+  // A warp's stream ends after its last line; an EXIT on that line is
+  // OpClass::Exit, an EXIT on an earlier line (threads returning early, the
+  // rest of the warp going on) is streamed as OpClass::Control.
   // CTA and warp beyond what the file holds (larger --ctas / --threads-per-cta
   // what-if overrides) replay the file's CTAs and warps cyclically. A CTA or
   // warp absent from the file streams nothing.

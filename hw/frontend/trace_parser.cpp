@@ -9,12 +9,16 @@ namespace {
 
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-inline int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+struct HexTable {
+  int8_t v[256];
+  constexpr HexTable() : v() {
+    for (int i = 0; i < 256; ++i) v[i] = -1;
+    for (int i = 0; i < 10; ++i) v['0' + i] = static_cast<int8_t>(i);
+    for (int i = 0; i < 6; ++i) v['a' + i] = v['A' + i] = static_cast<int8_t>(10 + i);
+  }
+};
+constexpr HexTable kHex;
+inline int hex_value(char c) { return kHex.v[static_cast<uint8_t>(c)]; }
 
 std::string shown(std::string_view token) {
   if (token.size() > 40) return std::string(token.substr(0, 40)) + "...";
@@ -32,6 +36,13 @@ class Fields {
     throw input_error(file_ + ":" + std::to_string(line_no_), field, problem);
   }
 
+  // Fails quoting the whole token that starts at `s`.
+  [[noreturn]] void bad(const char* field, const char* s, const std::string& problem) {
+    const char* t = s;
+    while (t != e_ && !is_space(*t)) ++t;
+    fail(field, "'" + shown(std::string_view(s, static_cast<size_t>(t - s))) + "' " + problem);
+  }
+
   bool at_end() {
     skip();
     return p_ == e_;
@@ -46,12 +57,15 @@ class Fields {
   }
 
   uint64_t dec(const char* field, uint64_t max) {
-    std::string_view t = token(field);
+    skip();
+    if (p_ == e_) token(field);  // throws "line ends early"
+    const char* s = p_;
     uint64_t v = 0;
-    for (char c : t) {
-      if (c < '0' || c > '9') fail(field, "'" + shown(t) + "' is not a decimal number");
-      if (v > (max - static_cast<uint64_t>(c - '0')) / 10) fail(field, "'" + shown(t) + "' is out of range (max " + std::to_string(max) + ")");
-      v = v * 10 + static_cast<uint64_t>(c - '0');
+    for (; p_ != e_ && !is_space(*p_); ++p_) {
+      const unsigned d = static_cast<unsigned>(*p_ - '0');
+      if (d > 9) bad(field, s, "is not a decimal number");
+      if (v > (max - d) / 10) bad(field, s, "is out of range (max " + std::to_string(max) + ")");
+      v = v * 10 + d;
     }
     return v;
   }
@@ -73,19 +87,23 @@ class Fields {
     return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
   }
 
-  // Hexadecimal with or without a 0x prefix, at most `max_digits` digits.
+  // Hexadecimal with or without a 0x prefix, at most `max_digits` significant digits.
   uint64_t hex(const char* field, unsigned max_digits) {
-    std::string_view t = token(field);
-    std::string_view d = t;
-    if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) d.remove_prefix(2);
-    while (d.size() > 1 && d[0] == '0') d.remove_prefix(1);
-    if (d.size() > max_digits) fail(field, "'" + shown(t) + "' does not fit in " + std::to_string(max_digits * 4) + " bits");
+    skip();
+    if (p_ == e_) token(field);  // throws "line ends early"
+    const char* s = p_;
+    if (e_ - p_ > 2 && p_[0] == '0' && (p_[1] == 'x' || p_[1] == 'X')) p_ += 2;
     uint64_t v = 0;
-    for (char c : d) {
-      int h = hex_value(c);
-      if (h < 0) fail(field, "'" + shown(t) + "' is not a hexadecimal number");
+    unsigned significant = 0;
+    const char* digits = p_;
+    for (; p_ != e_ && !is_space(*p_); ++p_) {
+      const int h = hex_value(*p_);
+      if (h < 0) bad(field, s, "is not a hexadecimal number");
+      if (v != 0 || h != 0) ++significant;
       v = (v << 4) | static_cast<uint64_t>(h);
     }
+    if (p_ == digits) bad(field, s, "is not a hexadecimal number");
+    if (significant > max_digits) bad(field, s, "does not fit in " + std::to_string(max_digits * 4) + " bits");
     return v;
   }
 
@@ -103,14 +121,19 @@ class Fields {
 
   // "R<n>", n <= 255; R255 (RZ) becomes kNoReg.
   uint16_t reg(const char* field) {
-    std::string_view t = token(field);
-    if (t.size() < 2 || t.size() > 4 || t[0] != 'R') fail(field, "'" + shown(t) + "' is not a register (expected R<n>)");
-    unsigned v = 0;
-    for (size_t i = 1; i < t.size(); ++i) {
-      if (t[i] < '0' || t[i] > '9') fail(field, "'" + shown(t) + "' is not a register (expected R<n>)");
-      v = v * 10 + static_cast<unsigned>(t[i] - '0');
+    skip();
+    if (p_ == e_) token(field);  // throws "line ends early"
+    const char* s = p_;
+    if (*p_ != 'R') bad(field, s, "is not a register (expected R<n>)");
+    ++p_;
+    unsigned v = 0, n = 0;
+    for (; p_ != e_ && !is_space(*p_); ++p_, ++n) {
+      const unsigned d = static_cast<unsigned>(*p_ - '0');
+      if (d > 9 || n >= 3) bad(field, s, "is not a register (expected R<n>)");
+      v = v * 10 + d;
     }
-    if (v > 255) fail(field, "'" + shown(t) + "' is not a register (R0..R255)");
+    if (n == 0) bad(field, s, "is not a register (expected R<n>)");
+    if (v > 255) bad(field, s, "is not a register (R0..R255)");
     return v == 255 ? kNoReg : static_cast<uint16_t>(v);
   }
 

@@ -374,6 +374,23 @@ TEST(TraceKernel, StructureErrors) {
   EXPECT_NE(m.find("the trace has no thread blocks"), std::string::npos) << m;
 }
 
+TEST(TraceKernel, EarlyExitIsControlAndTheLastExitEndsTheWarp) {
+  TempDir dir;
+  // Lanes 16-31 return early; lanes 0-15 go on and exit at the end.
+  std::string body = replace(tiny_body(), "0000 ffffffff 1 R1 IADD3 2 R2 R3 0 0\n0010",
+                             "0008 ffff0000 0 EXIT 0 0 0\n0000 0000ffff 1 R1 IADD3 2 R2 R3 0 0\n0010");
+  body = replace(body, "insts = 3", "insts = 4");
+  std::string p = dir.write("kernel-1.traceg", kSmallHeader + body);
+  TraceKernel k(p, {}, {});
+  EXPECT_EQ(k.stats().early_exits, 1u);
+  EXPECT_EQ(k.stats().per_class[size_t(OpClass::Exit)], 5u);  // 4 final + 1 early
+  auto w = drain(*k.warp_program(0, 0));
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_EQ(w[0].op, OpClass::Control);
+  EXPECT_EQ(w[0].active_mask, 0xffff0000u);
+  EXPECT_EQ(w[3].op, OpClass::Exit);
+}
+
 TEST(TraceKernel, LineNumbersAndBlankLinesAndCrlf) {
   TempDir dir;
   std::string header = replace(kSmallHeader, "-enable lineinfo = 0", "-enable lineinfo = 1");
@@ -471,6 +488,7 @@ TEST(TraceKernel, XzErrors) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("kernel-1.traceg.xz: xz -dc failed"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("xz says:"), std::string::npos) << e.what();
   }
   // Errors inside a decompressed trace name the .xz file and the line.
   std::string text = kSmallHeader + replace(tiny_body(), "insts = 3", "insts = 4");
