@@ -25,6 +25,8 @@ struct SmCore::Warp {
   bool stream_done = false;  // the program has no more instructions
   bool exhausted = false;    // ... and every instruction has issued: it can reach no more barriers
   bool at_barrier = false;
+  bool counted = false;                       // included in wait_count_
+  StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
   std::vector<WarpInstruction> ibuffer;
@@ -97,6 +99,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, KernelSource& kernel, Mechani
   for (uint32_t s = 0; s < spec_.num_schedulers; ++s) {
     schedulers_.push_back(make_scheduler_policy(spec_.scheduler, spec_.two_level_active_warps));
     sched_views_.emplace_back();
+    wait_count_.emplace_back();
+    wait_count_.back().fill(0);
     for (uint32_t slot = s; slot < spec_.max_warps; slot += spec_.num_schedulers) {
       WarpView v;
       v.slot = slot;
@@ -141,6 +145,7 @@ bool SmCore::launch_one_cta(uint64_t cycle) {
     warp.pending_writes.reset();
     warp.in_flight = warp.pending_loads = 0;
     cta.warp_slots.push_back(slot);
+    refresh(slot);
   }
   cta.live_warps = cta.may_arrive = warps_needed;
   ++resident_ctas_;
@@ -248,6 +253,7 @@ void SmCore::writeback() {
     if (c.long_latency) --warp.pending_loads;
     --warp.in_flight;
     progress_ = true;
+    refresh(c.warp);
     maybe_retire(c.warp);
   }
 }
@@ -324,6 +330,7 @@ void SmCore::ldst_step() {
 
 // --- dispatch: collectors with all operands read go to a free pipeline.
 void SmCore::dispatch() {
+  if (busy_collectors_ == 0) return;
   for (auto& c : collectors_) {
     if (!c.busy || c.pending) continue;
     if (c.ready_cycle > now_) {
@@ -348,12 +355,14 @@ void SmCore::dispatch() {
       schedule_completion(c.warp, c.inst, now_ + t.latency, false);
     }
     c.busy = false;
+    --busy_collectors_;
     progress_ = true;
   }
 }
 
 // --- operand read: the bank arbitrator grants one access per bank per cycle.
 void SmCore::read_operands() {
+  if (busy_collectors_ == 0) return;
   const uint32_t n = static_cast<uint32_t>(collectors_.size());
   for (uint32_t k = 0; k < n; ++k) {
     Collector& c = collectors_[(collector_rr_ + k) % n];
@@ -381,11 +390,42 @@ void SmCore::read_operands() {
 }
 
 // --- issue: each scheduler issues the first ready warp in its policy's order.
+StallReason SmCore::blocking_reason(const Warp& w) const {
+  if (w.at_barrier) return StallReason::Barrier;
+  if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
+  const WarpInstruction& inst = w.head();
+  for (uint8_t i = 0; i < inst.num_src; ++i)
+    if (inst.src[i] != kNoReg && w.pending_writes.test(inst.src[i])) return StallReason::Scoreboard;
+  for (uint8_t i = 0; i < inst.num_dst; ++i)
+    if (inst.dst[i] != kNoReg && w.pending_writes.test(inst.dst[i])) return StallReason::Scoreboard;
+  return StallReason::None;
+}
+
+void SmCore::refresh(uint32_t slot) {
+  Warp& w = warps_[slot];
+  auto& counts = wait_count_[slot % spec_.num_schedulers];
+  if (w.counted) --counts[static_cast<int>(w.wait)];
+  w.counted = w.valid;
+  if (!w.valid) return;
+  w.wait = blocking_reason(w);
+  ++counts[static_cast<int>(w.wait)];
+}
+
 void SmCore::issue() {
   StallReason best = StallReason::NoWarp;
   uint32_t schedulable = 0;
   bool issued_any = false;
   for (size_t s = 0; s < schedulers_.size(); ++s) {
+    const auto& counts = wait_count_[s];
+    for (unsigned r = kNumStallReasons; r-- > 1;)
+      if (counts[r]) {
+        best = std::max(best, static_cast<StallReason>(r));
+        break;
+      }
+    const uint32_t ready = counts[static_cast<int>(StallReason::None)];
+    schedulable += ready;
+    if (ready == 0) continue;
+
     auto& views = sched_views_[s];
     for (auto& v : views) {
       const Warp& w = warps_[v.slot];
@@ -398,72 +438,57 @@ void SmCore::issue() {
     schedulers_[s]->order(views, sched_order_);
     for (uint32_t slot : sched_order_) {
       Warp& w = warps_[slot];
-      if (!w.valid) continue;
-      StallReason why;
-      if (w.at_barrier) why = StallReason::Barrier;
-      else if (w.ib_count == 0) why = w.exhausted ? StallReason::Drain : StallReason::Fetch;
-      else {
-        const WarpInstruction& inst = w.head();
-        bool hazard = false;
-        for (uint8_t i = 0; i < inst.num_src && !hazard; ++i)
-          hazard = inst.src[i] != kNoReg && w.pending_writes.test(inst.src[i]);
-        for (uint8_t i = 0; i < inst.num_dst && !hazard; ++i)
-          hazard = inst.dst[i] != kNoReg && w.pending_writes.test(inst.dst[i]);
-        if (hazard) why = StallReason::Scoreboard;
-        else if (!mechanism_.gate->may_issue(w.ctx, inst, now_)) why = StallReason::Gate;
-        else if (inst.op == OpClass::Barrier) {
-          ++schedulable;
-          stats_.warp_instructions++;
-          stats_.op_counts[static_cast<int>(inst.op)]++;
-          stats_.barriers++;
-          w.pop();
-          schedulers_[s]->issued(slot);
-          probes_.issued_warp = static_cast<int32_t>(slot);
-          issued_any = progress_ = true;
-          arrive_at_barrier(slot);
-          note_if_exhausted(slot);
-          break;
-        } else {
-          ++schedulable;
-          const Unit unit = unit_of(inst.op);
-          Collector* free_oc = nullptr;
-          for (auto& c : collectors_)
-            if (!c.busy && c.unit == unit) {
-              free_oc = &c;
-              break;
-            }
-          if (!free_oc) {
-            why = StallReason::Pipeline;
-          } else {
-            Collector& c = *free_oc;
-            c.busy = true;
-            c.warp = slot;
-            c.inst = inst;
-            c.num_operands = 0;
-            for (uint8_t i = 0; i < inst.num_src; ++i) {
-              const uint16_t r = inst.src[i];
-              if (r == kNoReg) continue;
-              bool dup = false;
-              for (uint8_t j = 0; j < c.num_operands; ++j) dup |= c.operands[j] == r;
-              if (!dup) c.operands[c.num_operands++] = r;
-            }
-            c.pending = static_cast<uint8_t>((1u << c.num_operands) - 1);
-            c.ready_cycle = now_ + 1;
-            for (uint8_t i = 0; i < inst.num_dst; ++i)
-              if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
-            w.in_flight++;
-            stats_.warp_instructions++;
-            stats_.op_counts[static_cast<int>(inst.op)]++;
-            w.pop();
-            schedulers_[s]->issued(slot);
-            probes_.issued_warp = static_cast<int32_t>(slot);
-            issued_any = progress_ = true;
-            note_if_exhausted(slot);
+      if (!w.valid || w.wait != StallReason::None) continue;
+      const WarpInstruction& inst = w.head();
+      if (!mechanism_.gate->may_issue(w.ctx, inst, now_)) {
+        best = std::max(best, StallReason::Gate);
+        continue;
+      }
+      if (inst.op != OpClass::Barrier) {
+        const Unit unit = unit_of(inst.op);
+        Collector* free_oc = nullptr;
+        for (auto& c : collectors_)
+          if (!c.busy && c.unit == unit) {
+            free_oc = &c;
             break;
           }
+        if (!free_oc) {
+          best = std::max(best, StallReason::Pipeline);
+          continue;
         }
+        Collector& c = *free_oc;
+        c.busy = true;
+        ++busy_collectors_;
+        c.warp = slot;
+        c.inst = inst;
+        c.num_operands = 0;
+        for (uint8_t i = 0; i < inst.num_src; ++i) {
+          const uint16_t r = inst.src[i];
+          if (r == kNoReg) continue;
+          bool dup = false;
+          for (uint8_t j = 0; j < c.num_operands; ++j) dup |= c.operands[j] == r;
+          if (!dup) c.operands[c.num_operands++] = r;
+        }
+        c.pending = static_cast<uint8_t>((1u << c.num_operands) - 1);
+        c.ready_cycle = now_ + 1;
+        for (uint8_t i = 0; i < inst.num_dst; ++i)
+          if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
+        w.in_flight++;
       }
-      if (static_cast<uint8_t>(why) > static_cast<uint8_t>(best)) best = why;
+      const bool is_barrier = inst.op == OpClass::Barrier;
+      stats_.warp_instructions++;
+      stats_.op_counts[static_cast<int>(inst.op)]++;
+      w.pop();
+      schedulers_[s]->issued(slot);
+      probes_.issued_warp = static_cast<int32_t>(slot);
+      issued_any = progress_ = true;
+      if (is_barrier) {
+        stats_.barriers++;
+        arrive_at_barrier(slot);
+      }
+      refresh(slot);
+      note_if_exhausted(slot);
+      break;
     }
   }
   probes_.schedulable_warps = schedulable;
@@ -478,6 +503,9 @@ void SmCore::issue() {
 
 // --- fetch/decode: refill one empty instruction buffer per fetch slot.
 void SmCore::fetch() {
+  uint32_t waiting = 0;
+  for (const auto& counts : wait_count_) waiting += counts[static_cast<int>(StallReason::Fetch)];
+  if (waiting == 0) return;
   const uint32_t n = static_cast<uint32_t>(warps_.size());
   uint32_t fetched = 0;
   for (uint32_t k = 0; k < n && fetched < spec_.fetch_per_cycle; ++k) {
@@ -497,6 +525,7 @@ void SmCore::fetch() {
       ++w.ib_count;
     }
     fetch_rr_ = (slot + 1) % n;
+    refresh(slot);
     maybe_retire(slot);
   }
 }
@@ -505,6 +534,7 @@ void SmCore::fetch() {
 void SmCore::arrive_at_barrier(uint32_t warp) {
   Warp& w = warps_[warp];
   w.at_barrier = true;
+  refresh(warp);
   ctas_[w.ctx.cta_slot].arrived++;
   check_barrier(w.ctx.cta_slot);
 }
@@ -530,7 +560,10 @@ void SmCore::open_barriers() {
   for (uint32_t c = 0; c < ctas_.size(); ++c) {
     Cta& cta = ctas_[c];
     if (!cta.valid || !cta.release_pending) continue;
-    for (uint32_t slot : cta.warp_slots) warps_[slot].at_barrier = false;
+    for (uint32_t slot : cta.warp_slots) {
+      warps_[slot].at_barrier = false;
+      refresh(slot);
+    }
     cta.arrived = 0;
     cta.release_pending = false;
     progress_ = true;
@@ -542,6 +575,7 @@ void SmCore::maybe_retire(uint32_t warp) {
   Warp& w = warps_[warp];
   if (!w.valid || !w.stream_done || w.ib_count || w.in_flight) return;
   w.valid = false;
+  refresh(warp);
   --resident_warps_;
   Cta& cta = ctas_[w.ctx.cta_slot];
   if (--cta.live_warps == 0) retire_cta(w.ctx.cta_slot);

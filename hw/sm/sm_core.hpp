@@ -144,6 +144,11 @@ class SmCore {
   void check_barrier(uint32_t cta_slot);
   void open_barriers();
   void note_if_exhausted(uint32_t warp);
+  // Re-derives why warp `slot` cannot issue (or that it can) after any event
+  // that may change it, and keeps per-scheduler counts of each reason, so a
+  // cycle in which no warp is ready costs almost nothing.
+  void refresh(uint32_t slot);
+  StallReason blocking_reason(const Warp& w) const;
   void maybe_retire(uint32_t warp);
   void retire_cta(uint32_t cta_slot);
   void note_wake(uint64_t cycle) {
@@ -163,6 +168,9 @@ class SmCore {
   std::vector<Collector> collectors_;
   std::vector<std::unique_ptr<SchedulerPolicy>> schedulers_;
   std::vector<std::vector<WarpView>> sched_views_;
+  // wait_count_[scheduler][reason]: warps of that scheduler in that state
+  // (reason None = ready to issue as far as the warp itself is concerned).
+  std::vector<std::array<uint32_t, kNumStallReasons>> wait_count_;
   std::vector<uint32_t> sched_order_;
   std::array<std::vector<uint64_t>, 3> unit_next_free_;  // per Unit, per pipeline
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
@@ -182,6 +190,7 @@ class SmCore {
 
   std::vector<uint8_t> bank_used_;  // this cycle
   uint32_t collector_rr_ = 0;
+  uint32_t busy_collectors_ = 0;
   uint32_t fetch_rr_ = 0;
   uint64_t next_age_ = 0;
   uint32_t resident_ctas_ = 0;
