@@ -516,7 +516,11 @@ std::unique_ptr<WarpProgram> TraceKernel::warp_program(uint32_t cta_id, uint32_t
 
 // ---------------------------------------------------------------- kernel list
 
-TraceKernelList read_trace_kernel_list(const std::string& kernelslist_path) {
+TraceKernelList read_trace_kernel_list(const std::string& path) {
+  // A trace directory stands for its kernelslist.g.
+  struct stat st {};
+  const bool is_dir = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  const std::string kernelslist_path = is_dir ? (path.back() == '/' ? path : path + "/") + "kernelslist.g" : path;
   std::ifstream in(kernelslist_path);
   if (!in) throw input_error(kernelslist_path, "", std::string("cannot open kernel list: ") + std::strerror(errno));
   std::string dir;

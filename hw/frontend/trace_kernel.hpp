@@ -102,7 +102,8 @@ struct TraceMemcpy {
 };
 
 // The parsed kernelslist.g: kernel trace paths (resolved against the list's
-// directory) in launch order, and the memcpy lines.
+// directory) in launch order, and the memcpy lines. A directory given as
+// the path stands for its kernelslist.g.
 struct TraceKernelList {
   std::vector<std::string> kernel_paths;
   std::vector<TraceMemcpy> memcpys;

@@ -214,6 +214,13 @@ TEST(TraceKernel, KernelListMemcpysAndPaths) {
   EXPECT_EQ(list.kernel_paths[0], kTraces + "/handwritten/kernel-1.traceg");
 }
 
+TEST(TraceKernel, KernelListDirectoryMeansItsKernelslist) {
+  TraceKernelList list = read_trace_kernel_list(kTraces + "/handwritten");
+  ASSERT_EQ(list.kernel_paths.size(), 1u);
+  EXPECT_EQ(list.kernel_paths[0], kTraces + "/handwritten/kernel-1.traceg");
+  EXPECT_EQ(load_trace_kernels(kTraces + "/handwritten/", {}, {}).size(), 1u);
+}
+
 TEST(TraceKernel, KernelListErrors) {
   TempDir dir;
   auto err = [&](const std::string& text) {
