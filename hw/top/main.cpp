@@ -25,6 +25,7 @@ const char* kUsage = R"(usage:
               [--ctas N] [--threads-per-cta N] [--regs-per-thread N] [--smem-per-cta BYTES]
               [--report out.json] [--vcd out.vcd] [--log-level trace|debug|info|warn|error|off]
   smshare occupancy --config C --kernel K [--mechanism M] [--json] [--set ...] [what-if flags]
+  smshare area --config C --mechanism M [--json] [--set power.node=40nm|32nm]
   smshare list configs|kernels|mechanisms
   smshare help
 C and K are names (smshare list configs|kernels) or paths to YAML files.
@@ -142,6 +143,23 @@ int run(const Args& a) {
   return report.contains("deadlock") ? 3 : 0;
 }
 
+int area(const Args& a) {
+  nlohmann::json r = area_report_for(a.req);
+  if (a.json) {
+    std::cout << r.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s on %s (%u SMs), CACTI %s:\n", r["mechanism"].get<std::string>().c_str(),
+              r["config"].get<std::string>().c_str(), r["num_sms"].get<unsigned>(),
+              r["node"].get<std::string>().c_str());
+  for (const auto& s : r["added_structures"])
+    std::printf("  %-34s %10.5f mm2 per SM %10.5f mm2 GPU\n", s["name"].get<std::string>().c_str(),
+                s["area_per_sm_mm2"].get<double>(), s["area_gpu_mm2"].get<double>());
+  std::printf("  %-34s %10.5f mm2 (%.4f %% of a %.0f mm2 die)\n", "total added", r["total_mm2"].get<double>(),
+              r["percent_of_die"].get<double>(), r["die_mm2"].get<double>());
+  return 0;
+}
+
 int occupancy(const Args& a) {
   nlohmann::json occ = occupancy_report(a.req);
   if (a.json) {
@@ -172,6 +190,7 @@ int sc_main(int argc, char** argv) {
     if (a.command == "run") return run(a);
     if (a.command == "occupancy") return occupancy(a);
     if (a.command == "list") return list(a);
+    if (a.command == "area") return area(a);
     if (a.command == "help" || a.command == "--help" || a.command == "-h") {
       std::cout << kUsage;
       return 0;

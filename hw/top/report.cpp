@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hw/common/activity.hpp"
+#include "hw/power/power_model.hpp"
 #include "hw/top/gpu_module.hpp"
 
 namespace smshare {
@@ -148,6 +149,14 @@ json simulation_report(const GpuModule& gpu, const KernelSource& kernel, const R
       {"barriers", total.barriers},
       {"memory", gpu.memory().stats_json()}};
   report["activity"] = activity_json;
+  EnergyOptions energy_options;
+  energy_options.node = id.power_node;
+  energy_options.mechanism = id.mechanism;
+  const double simulated_seconds = static_cast<double>(cycles) * static_cast<double>(spec.core_period_ps()) * 1e-12;
+  report["simulated_seconds"] = simulated_seconds;
+  json energy = energy_report(spec, activity, simulated_seconds, energy_options);
+  report["energy"] = energy["energy"];
+  report["power"] = energy["power"];
   report["per_sm"] = per_sm;
   const double rate = ratio(static_cast<double>(total.warp_instructions), host_seconds);
   report["sim_seconds"] = host_seconds;

@@ -22,6 +22,7 @@ struct RunIdentity {
   std::string scheduler;
   uint64_t seed = 0;
   std::string kernel_file;
+  std::string power_node = "40nm";  // CACTI results used for energy
 };
 
 nlohmann::json kernel_json(const KernelSource& kernel, const std::string& file);

@@ -10,6 +10,7 @@
 #include "hw/common/params.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
+#include "hw/power/power_model.hpp"
 #include "hw/sm/mechanism.hpp"
 #include "hw/top/gpu_module.hpp"
 #include "hw/top/report.hpp"
@@ -22,31 +23,46 @@ struct PreparedRun {
   std::unique_ptr<KernelSource> kernel;
   std::string kernel_origin;
   uint64_t seed = 0;
+  std::string power_node;
 };
 
 namespace {
 
-struct FrontendSettings {
+// Run settings that are not part of the GPU: how the front end reads the
+// workload and which CACTI node prices the energy. Set with --set like GPU keys.
+struct RunSettings {
   bool reorder_registers = false;
   std::string unknown_opcode = "error";
+  std::string power_node = "40nm";
 };
 
-PreparedRun prepare(const RunRequest& req) {
+bool is_run_setting(const std::string& assignment) {
+  return assignment.rfind("frontend.", 0) == 0 || assignment.rfind("power.", 0) == 0;
+}
+
+PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   PreparedRun run;
-  std::vector<std::string> gpu_overrides, frontend_overrides;
-  for (const auto& o : req.overrides)
-    (o.rfind("frontend.", 0) == 0 ? frontend_overrides : gpu_overrides).push_back(o);
+  std::vector<std::string> gpu_overrides, run_overrides;
+  for (const auto& o : req.overrides) (is_run_setting(o) ? run_overrides : gpu_overrides).push_back(o);
   if (!req.scheduler.empty()) gpu_overrides.push_back("sm.scheduler=" + req.scheduler);
   run.spec = load_gpu_config(req.config, gpu_overrides, &run.effective);
 
-  FrontendSettings fe;
-  ParamTable fe_table;
-  fe_table.add_bool("frontend.reorder_registers", &fe.reorder_registers,
-                    "number registers by first use (Jatala Sec. IV-B), profiles only");
-  fe_table.add_choice("frontend.unknown_opcode", &fe.unknown_opcode, {"error", "alu"},
-                      "what a trace opcode missing from the opcode table becomes");
-  fe_table.apply_overrides(frontend_overrides);
-  for (auto& kv : fe_table.effective()) run.effective.push_back(kv);
+  ParamTable table;
+  table.add_bool("frontend.reorder_registers", &settings.reorder_registers,
+                 "number registers by first use (Jatala Sec. IV-B), profiles only");
+  table.add_choice("frontend.unknown_opcode", &settings.unknown_opcode, {"error", "alu"},
+                   "what a trace opcode missing from the opcode table becomes");
+  table.add_choice("power.node", &settings.power_node, {"40nm", "32nm"},
+                   "technology node of the CACTI results that price energy and area");
+  table.apply_overrides(run_overrides);
+  for (auto& kv : table.effective()) run.effective.push_back(kv);
+  run.power_node = settings.power_node;
+  return run;
+}
+
+PreparedRun prepare(const RunRequest& req) {
+  RunSettings fe;
+  PreparedRun run = prepare_spec(req, fe);
 
   if (!req.trace.empty()) {
     throw InputError("--trace: trace replay is not part of this build yet");
@@ -62,6 +78,14 @@ PreparedRun prepare(const RunRequest& req) {
 }
 
 }  // namespace
+
+nlohmann::json area_report_for(const RunRequest& req) {
+  RunSettings settings;
+  PreparedRun run = prepare_spec(req, settings);
+  nlohmann::json area = area_report(run.spec, req.mechanism, run.power_node);
+  area["config"] = run.spec.name;
+  return area;
+}
 
 nlohmann::json occupancy_report(const RunRequest& req) {
   PreparedRun run = prepare(req);
@@ -93,7 +117,7 @@ nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const Simulat
   const double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (tf) sc_core::sc_close_vcd_trace_file(tf);
 
-  RunIdentity id{options.mechanism, spec.sm.scheduler, options.seed, options.kernel_origin};
+  RunIdentity id{options.mechanism, spec.sm.scheduler, options.seed, options.kernel_origin, options.power_node};
   return simulation_report(gpu, kernel, id, options.effective, host_seconds);
 }
 
@@ -104,6 +128,7 @@ nlohmann::json run_simulation(const RunRequest& req) {
   options.kernel_origin = run.kernel_origin;
   options.seed = run.seed;
   options.vcd_path = req.vcd_path;
+  options.power_node = run.power_node;
   options.effective = run.effective;
   return simulate(run.spec, *run.kernel, options);
 }

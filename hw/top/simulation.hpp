@@ -35,6 +35,7 @@ struct SimulateOptions {
   std::string kernel_origin = "<kernel>";   // named in errors and in the report
   uint64_t seed = 0;
   std::string vcd_path;
+  std::string power_node = "40nm";
   std::vector<std::pair<std::string, std::string>> effective;  // parameters echoed into the report
 };
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options);
@@ -45,6 +46,9 @@ nlohmann::json run_simulation(const RunRequest& request);
 
 // Occupancy without simulating (for `smshare occupancy`).
 nlohmann::json occupancy_report(const RunRequest& request);
+
+// Area of the structures `request.mechanism` adds (for `smshare area`).
+nlohmann::json area_report_for(const RunRequest& request);
 
 // The report without host-dependent fields, for determinism checks.
 nlohmann::json strip_host_fields(nlohmann::json report);
