@@ -37,41 +37,47 @@ void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<uint
 // access spans 2 or 4 banks). Bank of a word: word % banks.
 uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks) {
   if (inst.active_mask == 0 || banks == 0) return 0;
-  struct Word {
-    uint64_t bank;
-    uint64_t word;
-  };
+  // Each word is compared only with the distinct words already seen in its
+  // own bank (a chain per bank), so a conflict-free access is one pass over
+  // the lanes; this runs for every scratchpad instruction.
+  constexpr uint32_t kMaxBanks = 64;  // sm.scratchpad_banks range
+  const uint32_t nbanks = std::min(banks, kMaxBanks);
+  std::array<int32_t, kMaxBanks> head;
+  std::array<uint32_t, kMaxBanks> distinct{};
+  head.fill(-1);
   // Up to 8 words per lane on the stack (any access of at most 29 bytes); rare
   // wider accesses fall back to the heap.
   constexpr size_t kStackWords = kWarpLanes * 8;
-  std::array<Word, kStackWords> stack_words;
-  std::vector<Word> heap_words;
+  std::array<uint64_t, kStackWords> stack_words;
+  std::array<int32_t, kStackWords> stack_next;
+  std::vector<uint64_t> heap_words;
+  std::vector<int32_t> heap_next;
   const uint64_t bytes = lane_bytes(inst);
   const uint64_t max_words_per_lane = (bytes + kWordBytes - 1) / kWordBytes + 1;
   const bool on_stack = max_words_per_lane * kWarpLanes <= kStackWords;
-  if (!on_stack) heap_words.resize(max_words_per_lane * kWarpLanes);
-  Word* words = on_stack ? stack_words.data() : heap_words.data();
+  if (!on_stack) {
+    heap_words.resize(max_words_per_lane * kWarpLanes);
+    heap_next.resize(max_words_per_lane * kWarpLanes);
+  }
+  uint64_t* words = on_stack ? stack_words.data() : heap_words.data();
+  int32_t* next = on_stack ? stack_next.data() : heap_next.data();
 
-  size_t n = 0;
+  int32_t n = 0;
+  uint32_t degree = 0;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     if (!(inst.active_mask >> lane & 1u)) continue;
     const uint64_t first = inst.addr[lane] / kWordBytes;
     const uint64_t last = (inst.addr[lane] + bytes - 1) / kWordBytes;
-    for (uint64_t w = first; w <= last; ++w) words[n++] = Word{w % banks, w};
-  }
-  std::sort(words, words + n, [](const Word& a, const Word& b) {
-    return a.bank != b.bank ? a.bank < b.bank : a.word < b.word;
-  });
-
-  // Distinct words per bank: count runs of distinct words within each bank.
-  uint32_t degree = 0;
-  uint32_t in_bank = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (i == 0 || words[i].bank != words[i - 1].bank)
-      in_bank = 1;
-    else if (words[i].word != words[i - 1].word)
-      ++in_bank;
-    degree = std::max(degree, in_bank);
+    for (uint64_t w = first; w <= last; ++w) {
+      const uint32_t b = static_cast<uint32_t>(w % banks) % nbanks;
+      bool seen = false;
+      for (int32_t i = head[b]; i >= 0 && !seen; i = next[i]) seen = words[i] == w;
+      if (seen) continue;  // same word: a broadcast, no extra cycle
+      words[n] = w;
+      next[n] = head[b];
+      head[b] = n++;
+      degree = std::max(degree, ++distinct[b]);
+    }
   }
   return degree;
 }

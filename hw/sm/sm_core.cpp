@@ -287,7 +287,10 @@ void SmCore::start_ldst(Collector& c) {
     return;
   }
   coalesce(inst, line_bytes_, ldst_.lines);
-  if (is_load(inst.op)) warps_[c.warp].pending_loads++;
+  if (is_load(inst.op)) {
+    warps_[c.warp].pending_loads++;
+    update_view(c.warp);
+  }
 }
 
 void SmCore::ldst_step() {
@@ -401,7 +404,17 @@ StallReason SmCore::blocking_reason(const Warp& w) const {
   return StallReason::None;
 }
 
+void SmCore::update_view(uint32_t slot) {
+  const Warp& w = warps_[slot];
+  WarpView& v = sched_views_[slot % spec_.num_schedulers][slot / spec_.num_schedulers];
+  v.valid = w.valid;
+  v.age = w.ctx.age;
+  v.waiting_long_latency = w.pending_loads > 0;
+  v.priority_class = w.valid ? mechanism_.gate->priority_class(w.ctx) : 1;
+}
+
 void SmCore::refresh(uint32_t slot) {
+  update_view(slot);
   Warp& w = warps_[slot];
   auto& counts = wait_count_[slot % spec_.num_schedulers];
   if (w.counted) --counts[static_cast<int>(w.wait)];
@@ -426,16 +439,7 @@ void SmCore::issue() {
     schedulable += ready;
     if (ready == 0) continue;
 
-    auto& views = sched_views_[s];
-    for (auto& v : views) {
-      const Warp& w = warps_[v.slot];
-      v.valid = w.valid;
-      if (!w.valid) continue;
-      v.age = w.ctx.age;
-      v.waiting_long_latency = w.pending_loads > 0;
-      v.priority_class = mechanism_.gate->priority_class(w.ctx);
-    }
-    schedulers_[s]->order(views, sched_order_);
+    schedulers_[s]->order(sched_views_[s], sched_order_);
     for (uint32_t slot : sched_order_) {
       Warp& w = warps_[slot];
       if (!w.valid || w.wait != StallReason::None) continue;

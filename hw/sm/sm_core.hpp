@@ -148,6 +148,8 @@ class SmCore {
   // that may change it, and keeps per-scheduler counts of each reason, so a
   // cycle in which no warp is ready costs almost nothing.
   void refresh(uint32_t slot);
+  // Copies what the scheduler policy looks at into the warp's WarpView.
+  void update_view(uint32_t slot);
   StallReason blocking_reason(const Warp& w) const;
   void maybe_retire(uint32_t warp);
   void retire_cta(uint32_t cta_slot);

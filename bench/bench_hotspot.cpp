@@ -1,0 +1,66 @@
+// Simulation speed: the 15-SM Fermi (fermi-gtx480) running the hotspot
+// profile to completion. Prints simulated warp-instructions and simulated
+// cycles per host second, by wall clock and by this process's CPU time (the
+// machine may be shared; CPU time is the one-core figure).
+//   usage: bench_hotspot [config] [kernel] [--ctas N]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <spdlog/spdlog.h>
+#include <systemc>
+
+#include "hw/common/error.hpp"
+#include "hw/top/simulation.hpp"
+
+namespace {
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
+
+int sc_main(int argc, char** argv) {
+  spdlog::set_level(spdlog::level::warn);
+  smshare::RunRequest req;
+  req.config = "fermi-gtx480";
+  req.kernel = "hotspot";
+  int positional = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--ctas") && i + 1 < argc) req.resources.grid_ctas = std::atoll(argv[++i]);
+    else if (positional == 0 && ++positional) req.config = argv[i];
+    else req.kernel = argv[i];
+  }
+  try {
+    const double cpu0 = cpu_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    nlohmann::json r = smshare::run_simulation(req);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double cpu = cpu_seconds() - cpu0;
+    const double insts = r["warp_instructions"].get<double>();
+    const double cycles = r["cycles"].get<double>();
+    std::printf("bench: %s on %s (%u SMs), %s\n", r["kernel"]["name"].get<std::string>().c_str(),
+                r["config"]["name"].get<std::string>().c_str(), static_cast<unsigned>(r["per_sm"].size()),
+                r["completed"].get<bool>() ? "completed" : "NOT completed");
+    std::printf("  simulated: %.0f warp-instructions, %.0f cycles (IPC %.2f)\n", insts, cycles, r["ipc"].get<double>());
+    std::printf("  host:      %.3f s wall, %.3f s CPU (including set-up and report)\n", wall, cpu);
+    std::printf("  speed:     %.0f warp-inst/s wall, %.0f warp-inst/s CPU\n", insts / wall, insts / cpu);
+    std::printf("  speed:     %.0f cycles/s wall, %.0f cycles/s CPU (GPU cycles; x%u SM-cycles)\n", cycles / wall,
+                cycles / cpu, static_cast<unsigned>(r["per_sm"].size()));
+    return 0;
+  } catch (const smshare::InputError& e) {
+    std::fprintf(stderr, "bench: %s\n", e.what());
+    return 1;
+  }
+}
