@@ -112,7 +112,7 @@ def main(argv):
     ax2.set_ylabel("% of active SM-cycles")
     ax2.set_ylim(0, 100)
     ax2.set_title("SM-cycles")
-    ax2.legend(fontsize=8, loc="lower right")
+    ax2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
     mechanisms = sorted({r.get("mechanism", "?") for r in reports})
     fig.suptitle(f"smshare: {', '.join(configs)}, mechanism {', '.join(mechanisms)}")
