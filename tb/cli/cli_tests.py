@@ -1,0 +1,671 @@
+#!/usr/bin/env python3
+"""CLI-level tests of the smshare binary: exit codes and messages on bad input,
+determinism of reports, occupancy, simulated residency, report contents, VCD.
+
+usage: cli_tests.py SMSHARE CASE     run one case (exit 0 = pass)
+       cli_tests.py --list           print every case name, one per line
+
+tb/cli/CMakeLists.txt registers one CTest test per listed case. Expectations
+are derived by hand from the YAML files under configs/ (read with PyYAML), not
+from the binary's own output.
+"""
+
+import glob
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIGS = REPO / "configs"
+
+# Report fields that depend on the host, not on the simulation.
+HOST_FIELDS = ("host", "sim_seconds", "sim_rate_warp_inst_per_s", "sim_rate_cycles_per_s")
+LIMITS = {"registers", "scratchpad", "threads", "cta_slots", "warp_slots", "grid"}
+PROBES = ("issued_warp", "stall_reason", "active_warps", "schedulable_warps", "resident_ctas",
+          "pending_loads", "dram_queue_depth")
+# Profiles whose one-wave run on the full GPU takes more than ~2 s of host
+# time (measured: bfs 3.2 s, btree 3.8 s, mum 2.3 s); residency runs them on 2 SMs.
+HEAVY_PROFILES = {"bfs", "btree", "mum"}
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+class Result:
+    def __init__(self, args, proc, seconds):
+        self.args, self.rc, self.out, self.err, self.seconds = args, proc.returncode, proc.stdout, proc.stderr, seconds
+
+    def describe(self):
+        return (f"command: smshare {' '.join(self.args)}\nexit code: {self.rc}\n"
+                f"stderr:\n{self.err[:3000]}\nstdout (start):\n{self.out[:1500]}")
+
+    def json(self):
+        try:
+            return json.loads(self.out)
+        except ValueError as e:
+            raise Failure(f"stdout is not JSON ({e})\n{self.describe()}")
+
+
+class Context:
+    def __init__(self, smshare, tmp):
+        self.smshare, self.tmp = str(Path(smshare).resolve()), Path(tmp)
+
+    def run(self, *args, cwd=None, timeout=120):
+        args = [str(a) for a in args]
+        t0 = time.monotonic()
+        try:
+            proc = subprocess.run([self.smshare, *args], capture_output=True, text=True, timeout=timeout,
+                                  cwd=cwd or self.tmp)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"smshare {' '.join(args)} did not finish in {timeout} s")
+        res = Result(args, proc, time.monotonic() - t0)
+        assert_no_crash(res)
+        return res
+
+    def write(self, name, text):
+        path = self.tmp / name
+        path.write_text(text)
+        return path
+
+
+def assert_no_crash(res):
+    """No input may crash the CLI: no signal, no abort, no escaped exception."""
+    check(res.rc >= 0, f"killed by signal {-res.rc}\n{res.describe()}")
+    check(res.rc not in (134, 136, 139) and res.rc < 128, f"exit code {res.rc} looks like a crash\n{res.describe()}")
+    for marker in ("terminate called", "uncaught exception", "Segmentation fault", "Aborted", "core dumped",
+                   "E549"):
+        check(marker not in res.err + res.out,
+              f"output shows a crash or escaped exception ({marker!r})\n{res.describe()}")
+
+
+def expect_rc(res, rc):
+    check(res.rc == rc, f"expected exit code {rc}, got {res.rc}\n{res.describe()}")
+
+
+def expect_err(res, *needles):
+    for n in needles:
+        check(n in res.err, f"stderr does not mention {n!r}\n{res.describe()}")
+
+
+def expect_err_re(res, pattern):
+    check(re.search(pattern, res.err), f"stderr does not match /{pattern}/\n{res.describe()}")
+
+
+def bad_input(ctx, args, rc, *needles):
+    res = ctx.run(*args)
+    expect_rc(res, rc)
+    expect_err(res, *needles)
+    if rc == 2:
+        expect_err(res, "usage:")
+    return res
+
+
+def strip_host(report):
+    return {k: v for k, v in report.items() if k not in HOST_FIELDS}
+
+
+def first_difference(a, b, path="$"):
+    if type(a) is not type(b):
+        return f"{path}: {a!r} vs {b!r}"
+    if isinstance(a, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return f"{path}.{k}: present in only one report"
+            d = first_difference(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{path}: lengths {len(a)} vs {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = first_difference(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    return None if a == b else f"{path}: {a!r} vs {b!r}"
+
+
+def names_in(kind):
+    return sorted(Path(p).stem for p in glob.glob(str(CONFIGS / kind / "*.yaml")))
+
+
+def load_gpu(name):
+    """The GPU config `name` with its `extends:` chain merged (deep)."""
+    def merge(base, over):
+        out = dict(base)
+        for k, v in over.items():
+            out[k] = merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+        return out
+    y = yaml.safe_load((CONFIGS / "gpu" / f"{name}.yaml").read_text())
+    base = y.pop("extends", None)
+    return merge(load_gpu(base), y) if base else y
+
+
+def load_kernel(name):
+    return yaml.safe_load((CONFIGS / "kernels" / f"{name}.yaml").read_text())
+
+
+def paper_entries():
+    """(profile, gpu config, printed CTAs/SM) for every shipped profile that prints one."""
+    out = []
+    for name in names_in("kernels"):
+        per_sm = (load_kernel(name).get("paper") or {}).get("ctas_per_sm") or {}
+        for gpu, n in sorted(per_sm.items()):
+            out.append((name, gpu, int(n)))
+    return out
+
+
+def warps_per_cta(threads):
+    return (threads + 31) // 32
+
+
+# ---------------------------------------------------------------- cases
+
+CASES = {}
+
+
+def case(name):
+    def register(fn):
+        CASES[name] = fn
+        return fn
+    return register
+
+
+SMALL = ("run", "--config", "fermi-gtx480", "--kernel", "hotspot")
+
+
+# --- bad input: exit 1 (InputError) or 2 (usage) with a message naming what to fix
+
+@case("bad_unknown_config")
+def _(ctx):
+    bad_input(ctx, ("run", "--config", "nosuchgpu", "--kernel", "hotspot"), 1, "nosuchgpu", *names_in("gpu"))
+
+
+@case("bad_missing_config_file")
+def _(ctx):
+    missing = ctx.tmp / "missing.yaml"
+    bad_input(ctx, ("run", "--config", missing, "--kernel", "hotspot"), 1, str(missing), "no such file")
+    bad_input(ctx, ("run", "--config", "fermi-gtx480", "--kernel", ctx.tmp / "nokernel.yaml"), 1,
+              str(ctx.tmp / "nokernel.yaml"))
+
+
+@case("bad_malformed_yaml")
+def _(ctx):
+    f = ctx.write("malformed.yaml", "name: broken\ngpu:\n  num_sms: 2\nsm:\n  max_ctas: 8: 9\n  registers: 1024\n")
+    bad_input(ctx, ("run", "--config", f, "--kernel", "hotspot"), 1, str(f), "line 5")
+    k = ctx.write("malformed-kernel.yaml", (CONFIGS / "kernels" / "hotspot.yaml").read_text() + "mix: [0.5,\n")
+    res = bad_input(ctx, ("run", "--config", "fermi-gtx480", "--kernel", k), 1, str(k))
+    expect_err_re(res, r"line \d+")
+
+
+@case("bad_unknown_config_key")
+def _(ctx):
+    f = ctx.write("typo.yaml", "extends: fermi-gtx480\nname: typo\nsm:\n  registrs: 32768\n")
+    bad_input(ctx, ("run", "--config", f, "--kernel", "hotspot"), 1, str(f), "sm.registrs", "unknown key",
+              "sm.registers")
+
+
+@case("bad_out_of_range")
+def _(ctx):
+    bad_input(ctx, SMALL + ("--set", "sm.registers=0"), 1, "--set", "sm.registers", "'0'", "[32, ")
+    f = ctx.write("zero-regs.yaml", "extends: fermi-gtx480\nname: zero-regs\nsm:\n  registers: 0\n")
+    bad_input(ctx, ("run", "--config", f, "--kernel", "hotspot"), 1, str(f), "sm.registers", "[32, ")
+    bad_input(ctx, SMALL + ("--set", "gpu.num_sms=0"), 1, "gpu.num_sms", "[1, 256]")
+
+
+@case("bad_non_numeric")
+def _(ctx):
+    bad_input(ctx, SMALL + ("--set", "sm.registers=abc"), 1, "--set", "sm.registers", "'abc'", "an integer in [32, ")
+    f = ctx.write("fast.yaml", "extends: fermi-gtx480\nname: fast\ngpu:\n  core_clock_mhz: fast\n")
+    bad_input(ctx, ("run", "--config", f, "--kernel", "hotspot"), 1, str(f), "gpu.core_clock_mhz", "'fast'",
+              "a number in [1, 10000]")
+
+
+@case("bad_set_form")
+def _(ctx):
+    bad_input(ctx, SMALL + ("--set", "sm.registers"), 1, "--set", "sm.registers", "key=value")
+    bad_input(ctx, SMALL + ("--set", "=5"), 1, "--set", "key=value")
+
+
+@case("bad_unknown_set_key")
+def _(ctx):
+    bad_input(ctx, SMALL + ("--set", "sm.regsiters=5"), 1, "--set", "sm.regsiters", "unknown key", "sm.registers")
+
+
+@case("bad_scheduler")
+def _(ctx):
+    # The user typed --scheduler, so the message must name --scheduler (not --set).
+    bad_input(ctx, SMALL + ("--scheduler", "fifo"), 1, "--scheduler", "fifo", "lrr", "gto", "two-level")
+
+
+@case("bad_unknown_kernel")
+def _(ctx):
+    bad_input(ctx, ("run", "--config", "fermi-gtx480", "--kernel", "nosuchkernel"), 1, "nosuchkernel",
+              *names_in("kernels"))
+
+
+def kernel_variant(ctx, name, edit):
+    y = load_kernel("hotspot")
+    edit(y)
+    return ctx.write(name, yaml.safe_dump(y, sort_keys=False))
+
+
+@case("bad_kernel_unknown_key")
+def _(ctx):
+    f = kernel_variant(ctx, "k-typo.yaml", lambda y: y["registers"].update({"hot_cnt": 4}))
+    bad_input(ctx, ("run", "--config", "fermi-gtx480", "--kernel", f), 1, str(f), "registers.hot_cnt",
+              "unknown key", "registers.hot_count")
+
+
+@case("bad_kernel_mix_sum")
+def _(ctx):
+    f = kernel_variant(ctx, "k-mix.yaml", lambda y: y["mix"].update({"int_alu": 0.5}))  # sums to 1.2
+    bad_input(ctx, ("occupancy", "--config", "fermi-gtx480", "--kernel", f), 1, str(f), "'mix'", "sum to 1.2",
+              "must be 1")
+
+
+@case("bad_kernel_regs_over_255")
+def _(ctx):
+    f = kernel_variant(ctx, "k-regs.yaml", lambda y: y.update({"regs_per_thread": 300}))
+    bad_input(ctx, ("occupancy", "--config", "fermi-gtx480", "--kernel", f), 1, str(f), "regs_per_thread",
+              "'300'", "[1, 255]")
+    bad_input(ctx, ("occupancy", "--config", "fermi-gtx480", "--kernel", "hotspot", "--regs-per-thread", "256"), 1,
+              "regs_per_thread", "256", "[1, 255]")
+
+
+@case("bad_impossible_kernel")
+def _(ctx):
+    # 255 regs/thread rounds to 256 (granularity 4); 256 x 32 lanes x 32 warps = 262144 > 32768.
+    res = bad_input(ctx, SMALL + ("--regs-per-thread", "255", "--threads-per-cta", "1024"), 1, "regs_per_thread",
+                    "registers", "262144", "32768", "sm.registers")
+    check("not one CTA fits" in res.err, res.describe())
+
+
+@case("bad_unknown_mechanism")
+def _(ctx):
+    bad_input(ctx, SMALL + ("--mechanism", "magic"), 1, "--mechanism", "magic", "baseline")
+
+
+@case("bad_unknown_command")
+def _(ctx):
+    bad_input(ctx, ("frobnicate",), 2, "frobnicate")
+    bad_input(ctx, (), 2, "no command")
+
+
+@case("bad_missing_option_value")
+def _(ctx):
+    bad_input(ctx, ("run", "--config"), 2, "--config", "needs a value")
+    bad_input(ctx, ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--set"), 2, "--set", "needs a value")
+
+
+@case("bad_unknown_option")
+def _(ctx):
+    bad_input(ctx, SMALL + ("--cats", "3"), 2, "unknown option --cats")
+
+
+@case("bad_ctas_not_a_number")
+def _(ctx):
+    bad_input(ctx, SMALL + ("--ctas", "abc"), 2, "--ctas", "'abc'", "non-negative integer")
+    bad_input(ctx, SMALL + ("--ctas", "-3"), 2, "--ctas", "'-3'")
+    bad_input(ctx, SMALL + ("--ctas", "0"), 1, "grid_ctas", "[1, ")
+
+
+@case("bad_list_foo")
+def _(ctx):
+    bad_input(ctx, ("list", "foo"), 2, "foo", "configs", "kernels", "mechanisms")
+
+
+@case("bad_log_level")
+def _(ctx):
+    bad_input(ctx, SMALL + ("--log-level", "loud"), 2, "--log-level", "loud", "trace, debug, info, warn, error, off")
+
+
+@case("bad_extends_cycle")
+def _(ctx):
+    a = ctx.write("cycle-a.yaml", "extends: cycle-b.yaml\nname: cycle-a\n")
+    ctx.write("cycle-b.yaml", "extends: cycle-a.yaml\nname: cycle-b\n")
+    res = bad_input(ctx, ("run", "--config", a, "--kernel", "hotspot"), 1, "extends", "cycle")
+    expect_err_re(res, r"cycle-[ab]\.yaml")
+    self_ref = ctx.write("self.yaml", "extends: self.yaml\nname: self\n")
+    bad_input(ctx, ("occupancy", "--config", self_ref, "--kernel", "hotspot"), 1, "self.yaml", "extends", "cycle")
+    missing_base = ctx.write("orphan.yaml", "extends: nosuchbase\nname: orphan\n")
+    bad_input(ctx, ("occupancy", "--config", missing_base, "--kernel", "hotspot"), 1, str(missing_base), "extends",
+              "nosuchbase", *names_in("gpu"))
+
+
+@case("bad_cross_field")
+def _(ctx):
+    # fermi-gtx480: 48 warp slots x 32 lanes = 1536 threads.
+    bad_input(ctx, SMALL + ("--set", "sm.max_threads=2048"), 1, "fermi-gtx480.yaml", "--set", "sm.max_threads",
+              "sm.max_warps", "1536")
+    f = ctx.write("sched.yaml", "extends: fermi-gtx480\nname: sched\nsm:\n  num_schedulers: 5\n")
+    bad_input(ctx, ("occupancy", "--config", f, "--kernel", "hotspot"), 1, str(f), "sm.num_schedulers",
+              "sm.max_warps (48)")
+
+
+@case("bad_yaml_complex_key")
+def _(ctx):
+    # A YAML mapping key that is not a scalar must be an input error naming the file.
+    f = ctx.write("complex-key.yaml", "extends: fermi-gtx480\n? [a, b]\n: 1\n")
+    bad_input(ctx, ("occupancy", "--config", f, "--kernel", "hotspot"), 1, str(f))
+    k = kernel_variant(ctx, "k-complex.yaml", lambda y: None)
+    k.write_text(k.read_text() + "? [a, b]\n: 1\n")
+    bad_input(ctx, ("occupancy", "--config", "fermi-gtx480", "--kernel", k), 1, str(k))
+
+
+@case("bad_l2_size_zero")
+def _(ctx):
+    # l2.size_bytes accepts 0 by its declared range; whatever rejects it must name the key.
+    bad_input(ctx, SMALL + ("--ctas", "1", "--set", "l2.size_bytes=0"), 1, "l2.size_bytes")
+
+
+@case("bad_output_paths")
+def _(ctx):
+    bad_input(ctx, SMALL + ("--ctas", "1", "--set", "gpu.num_sms=1", "--report", "/nonexistent-dir/r.json"), 1,
+              "--report", "/nonexistent-dir/r.json")
+    bad_input(ctx, SMALL + ("--ctas", "1", "--set", "gpu.num_sms=1", "--vcd", "/nonexistent-dir/w.vcd"), 1,
+              "--vcd", "/nonexistent-dir/w")
+
+
+# --- determinism: same inputs, same report (host fields aside); the seed matters
+
+def same_twice(ctx, *args):
+    a, b = ctx.run(*args, "--json"), ctx.run(*args, "--json")
+    expect_rc(a, 0)
+    expect_rc(b, 0)
+    ra, rb = a.json(), b.json()
+    for f in HOST_FIELDS:
+        check(f in ra, f"report lacks host field {f}")
+    d = first_difference(strip_host(ra), strip_host(rb))
+    check(d is None, f"two runs of smshare {' '.join(a.args)} differ at {d}")
+    check(ra["completed"] is True, f"run did not complete\n{a.describe()}")
+    return ra
+
+
+@case("determinism_hotspot_lrr")
+def _(ctx):
+    same_twice(ctx, *SMALL, "--ctas", 30)
+
+
+@case("determinism_hotspot_gto")
+def _(ctx):
+    r = same_twice(ctx, *SMALL, "--ctas", 30, "--scheduler", "gto")
+    check(r["scheduler"] == "gto", f"scheduler is {r['scheduler']!r}")
+
+
+@case("determinism_streaming")
+def _(ctx):
+    same_twice(ctx, "run", "--config", "fermi-gtx480", "--kernel", "streaming", "--ctas", 30)
+
+
+@case("determinism_seed_changes_report")
+def _(ctx):
+    # hotspot shuffles its register first-use order and draws its body from the seed.
+    base = ctx.run(*SMALL, "--ctas", 30, "--json")
+    other = ctx.run(*SMALL, "--ctas", 30, "--seed", 2, "--json")
+    expect_rc(base, 0)
+    expect_rc(other, 0)
+    a, b = base.json(), other.json()
+    check(a["seed"] == load_kernel("hotspot")["seed"] and b["seed"] == 2, f"seeds {a['seed']}, {b['seed']}")
+    a.pop("seed"), b.pop("seed")
+    check(first_difference(strip_host(a), strip_host(b)) is not None, "--seed 2 gave the same report as the default")
+    # The instruction count does not depend on the seed.
+    check(a["warp_instructions"] == b["warp_instructions"], "warp_instructions changed with the seed")
+
+
+# --- occupancy (no simulation)
+
+def occupancy(ctx, config, kernel, *extra):
+    res = ctx.run("occupancy", "--config", config, "--kernel", kernel, "--json", *extra)
+    expect_rc(res, 0)
+    r = res.json()
+    for key in ("resident_ctas_per_sm", "resident_warps_per_sm", "limited_by"):
+        check(key in r, f"occupancy JSON lacks {key}\n{res.describe()}")
+    check(r["limited_by"] in LIMITS, f"limited_by {r['limited_by']!r} not in {sorted(LIMITS)}")
+    return r
+
+
+@case("occupancy_paper_ctas")
+def _(ctx):
+    entries = paper_entries()
+    check(len(entries) >= 20, f"only {len(entries)} paper.ctas_per_sm entries found")
+    problems = []
+    for kernel, gpu, n in entries:
+        k = load_kernel(kernel)
+        r = occupancy(ctx, gpu, kernel)
+        expected_warps = n * warps_per_cta(k["threads_per_cta"])
+        if r["resident_ctas_per_sm"] != n:
+            problems.append(f"{kernel} on {gpu}: {r['resident_ctas_per_sm']} CTAs/SM, paper prints {n}")
+        if r["resident_warps_per_sm"] != expected_warps:
+            problems.append(f"{kernel} on {gpu}: {r['resident_warps_per_sm']} warps/SM, expected {expected_warps}")
+        want = (k.get("paper") or {}).get("limited_by")
+        if want and r["limited_by"] != want:
+            problems.append(f"{kernel} on {gpu}: limited by {r['limited_by']}, the profile says {want}")
+    check(not problems, "\n".join(problems))
+
+
+@case("occupancy_what_if")
+def _(ctx):
+    k = load_kernel("hotspot")
+    check(k["threads_per_cta"] == 256 and k["smem_bytes_per_cta"] == 3072, "hotspot.yaml changed; re-derive")
+    # 20 regs x 32 lanes = 640 per warp (already a multiple of 64) x 8 warps = 5120 per CTA;
+    # 32768 / 5120 = 6, threads 1536 / 256 = 6: a tie, which occupancy.cpp breaks in favour of registers.
+    r = occupancy(ctx, "fermi-gtx480", "hotspot", "--regs-per-thread", 20)
+    check((r["resident_ctas_per_sm"], r["resident_warps_per_sm"]) == (6, 48), f"regs 20: {r}")
+    check(r["limits"]["registers"] == 6 and r["limits"]["threads"] == 6, f"regs 20: {r}")
+    check(r["limited_by"] == "registers", f"regs 20: tie should go to registers: {r}")
+    # 16 regs: 512 per warp, 4096 per CTA -> 8 by registers; threads still 6.
+    r = occupancy(ctx, "fermi-gtx480", "hotspot", "--regs-per-thread", 16)
+    check((r["resident_ctas_per_sm"], r["limited_by"], r["limits"]["registers"]) == (6, "threads", 8), f"regs 16: {r}")
+    # 128 threads = 4 warps; 16 regs -> 2048 per CTA -> 16 by registers, 12 by threads, 8 CTA slots.
+    r = occupancy(ctx, "fermi-gtx480", "hotspot", "--regs-per-thread", 16, "--threads-per-cta", 128)
+    check((r["resident_ctas_per_sm"], r["resident_warps_per_sm"], r["limited_by"]) == (8, 32, "cta_slots"), f"{r}")
+    # jatala-fermi has 16 KB scratchpad: 8192 B per CTA -> 2 CTAs (registers allow 3).
+    r = occupancy(ctx, "jatala-fermi", "hotspot", "--smem-per-cta", 8192)
+    check((r["resident_ctas_per_sm"], r["limited_by"]) == (2, "scratchpad"), f"smem 8192: {r}")
+    # 1 CTA in the grid.
+    r = occupancy(ctx, "fermi-gtx480", "hotspot", "--ctas", 1)
+    check((r["resident_ctas_per_sm"], r["limited_by"]) == (1, "grid"), f"ctas 1: {r}")
+    # A what-if --set on the GPU: 65536 registers -> 65536 / 9216 = 7 (36 regs -> 36 x 32 = 1152 per warp).
+    r = occupancy(ctx, "fermi-gtx480", "hotspot", "--set", "sm.registers=65536")
+    check((r["resident_ctas_per_sm"], r["limited_by"]) == (6, "threads") and r["limits"]["registers"] == 7, f"{r}")
+
+
+@case("occupancy_nothing_fits")
+def _(ctx):
+    # 20000 B rounds up to 20096 (granularity 128) > 16384 B on jatala-fermi.
+    bad_input(ctx, ("occupancy", "--config", "jatala-fermi", "--kernel", "hotspot", "--smem-per-cta", 20000, "--json"),
+              1, "smem_bytes_per_cta", "scratchpad", "20096", "16384", "sm.scratchpad_bytes")
+
+
+# --- simulated residency: one wave of each paper profile
+
+def residency_case(kernel, gpu, n):
+    def run_case(ctx):
+        num_sms = int(load_gpu(gpu)["gpu"]["num_sms"])
+        extra = ()
+        if kernel in HEAVY_PROFILES:
+            num_sms, extra = 2, ("--set", "gpu.num_sms=2")
+        res = ctx.run("run", "--config", gpu, "--kernel", kernel, "--ctas", num_sms * n, "--json", *extra)
+        expect_rc(res, 0)
+        r = res.json()
+        threads = r["kernel"]["threads_per_cta"]
+        check(r["completed"] is True, f"completed is {r['completed']}\n{res.describe()}")
+        check(r["resident_ctas_per_sm"] == n, f"{kernel} on {gpu}: {r['resident_ctas_per_sm']} resident CTAs/SM, "
+                                              f"paper prints {n}")
+        check(r["resident_warps_per_sm"] == n * warps_per_cta(threads), f"resident_warps_per_sm {r['resident_warps_per_sm']}")
+        check(r["ctas_completed"] == num_sms * n, f"ctas_completed {r['ctas_completed']}")
+        check(all(s["max_resident_ctas"] == n for s in r["per_sm"]),
+              f"not every SM holds {n} CTAs: {[s['max_resident_ctas'] for s in r['per_sm']]}")
+        print(f"{kernel} on {gpu}: {n} CTAs/SM, {res.seconds:.2f} s")
+    return run_case
+
+
+for _k, _g, _n in paper_entries():
+    CASES[f"residency_{_k}_{_g}"] = residency_case(_k, _g, _n)
+
+
+# --- the run report
+
+def expected_warp_instructions(kernel, ctas=None, threads=None):
+    k = load_kernel(kernel)
+    # profile_kernel.cpp: every warp emits exactly instructions_per_warp (barriers included).
+    return (ctas or k["grid_ctas"]) * warps_per_cta(threads or k["threads_per_cta"]) * k["instructions_per_warp"]
+
+
+@case("report_fields")
+def _(ctx):
+    res = ctx.run(*SMALL, "--ctas", 30, "--scheduler", "gto", "--seed", 7, "--json")
+    expect_rc(res, 0)
+    r = res.json()
+    for key in ("config", "kernel", "mechanism", "scheduler", "seed", "cycles", "warp_instructions", "ipc",
+                "resident_ctas_per_sm", "resident_warps_per_sm", "rf_utilization", "spm_utilization", "stall_cycles",
+                "idle_cycles", "counters", "sim_seconds", "sim_rate_warp_inst_per_s", "completed", "occupancy"):
+        check(key in r, f"report lacks {key}")
+    check(r["config"]["name"] == "fermi-gtx480" and r["kernel"]["name"] == "hotspot", f"{r['config']['name']}")
+    check(r["config"]["params"]["sm.registers"] == "32768", "effective parameters missing from the report")
+    check((r["mechanism"], r["scheduler"], r["seed"]) == ("baseline", "gto", 7),
+          f"{r['mechanism']}, {r['scheduler']}, {r['seed']}")
+    check(r["cycles"] > 0 and r["ipc"] > 0 and math.isclose(r["ipc"], r["warp_instructions"] / r["cycles"]),
+          f"ipc {r['ipc']}")
+    check(0 < r["rf_utilization"] <= 1 and 0 < r["spm_utilization"] <= 1,
+          f"utilizations {r['rf_utilization']}, {r['spm_utilization']}")
+    check(r["resident_ctas_per_sm"] == 2, f"30 CTAs on 15 SMs: {r['resident_ctas_per_sm']} CTAs/SM")
+    check(r["sim_seconds"] > 0 and r["sim_rate_warp_inst_per_s"] > 0, "host rates missing")
+    c = r["counters"]
+    banks = load_gpu("fermi-gtx480")["sm"]["register_banks"]
+    rf = c["register_file"]
+    check(len(rf["reads_per_bank"]) == banks and len(rf["writes_per_bank"]) == banks, f"RF banks: {rf}")
+    check(sum(rf["reads_per_bank"]) > 0 and sum(rf["writes_per_bank"]) > 0, f"no RF traffic: {rf}")
+    check("bank_conflicts" in rf, "no RF bank conflict counter")
+    check(c["scratchpad"]["lane_accesses"] > 0 and "bank_conflict_cycles" in c["scratchpad"], f"{c['scratchpad']}")
+    check({"hits", "misses"} <= set(c["l1"]) and c["l1"]["hits"] + c["l1"]["misses"] > 0, f"L1: {c['l1']}")
+    mem = c["memory"]
+    check(len(mem["l2_partitions"]) == 6 and len(mem["dram_channels"]) == 6, "6 L2 partitions / DRAM channels")
+    check(sum(p["read_hits"] + p["read_misses"] for p in mem["l2_partitions"]) > 0, "no L2 reads")
+    check(sum(ch["reads"] for ch in mem["dram_channels"]) > 0, "no DRAM reads")
+
+
+@case("report_warp_instructions")
+def _(ctx):
+    runs = [("hotspot", 30, None, ()),                                    # barriers count as instructions
+            ("streaming", 4, 100, ("--set", "gpu.num_sms=2")),            # 100 threads: 4 warps, last partial
+            ("nw1", 5, None, ("--set", "gpu.num_sms=1"))]
+    for kernel, ctas, threads, extra in runs:
+        args = ["run", "--config", "jatala-fermi", "--kernel", kernel, "--ctas", ctas, "--json", *extra]
+        if threads:
+            args += ["--threads-per-cta", threads]
+        res = ctx.run(*args)
+        expect_rc(res, 0)
+        r = res.json()
+        want = expected_warp_instructions(kernel, ctas, threads)
+        check(r["warp_instructions"] == want, f"{kernel}: warp_instructions {r['warp_instructions']}, expected {want}")
+        check(sum(s["warp_instructions"] for s in r["per_sm"]) == want, f"{kernel}: per-SM sum differs")
+        check(r["completed"] and r["ctas_completed"] == ctas, f"{kernel}: completed {r['ctas_completed']}")
+
+
+@case("report_file")
+def _(ctx):
+    out = ctx.tmp / "sub" / ".." / "r.json"
+    (ctx.tmp / "sub").mkdir()
+    res = ctx.run(*SMALL, "--ctas", 2, "--set", "gpu.num_sms=1", "--report", out, "--json")
+    expect_rc(res, 0)
+    check(out.is_file(), f"--report {out} wrote nothing")
+    written = json.loads(out.read_text())
+    d = first_difference(strip_host(written), strip_host(res.json()))
+    check(d is None, f"--report file and --json stdout differ at {d}")
+    # Without --json, stdout is the human summary and the file is still JSON.
+    out2 = ctx.tmp / "r2.json"
+    res = ctx.run(*SMALL, "--ctas", 2, "--set", "gpu.num_sms=1", "--report", out2)
+    expect_rc(res, 0)
+    check("cycles" in res.out and "resident CTAs/SM" in res.out, f"summary:\n{res.out}")
+    check(json.loads(out2.read_text())["kernel"]["grid_ctas"] == 2, "--report without --json")
+
+
+@case("list_kernels")
+def _(ctx):
+    for what, want in (("kernels", names_in("kernels")), ("configs", names_in("gpu"))):
+        res = ctx.run("list", what)
+        expect_rc(res, 0)
+        got = res.out.split()
+        check(sorted(got) == want, f"list {what}: {got}, files: {want}")
+    check(len(names_in("kernels")) >= 30, "configs/kernels looks empty")
+    res = ctx.run("list", "mechanisms")
+    expect_rc(res, 0)
+    check("baseline" in res.out.split(), f"list mechanisms: {res.out}")
+    res = ctx.run("help")
+    expect_rc(res, 0)
+    check("usage:" in res.out, "help prints the usage")
+
+
+# --- waveforms
+
+@case("vcd_probes")
+def _(ctx):
+    vcd = ctx.tmp / "wave.vcd"
+    res = ctx.run(*SMALL, "--ctas", 2, "--set", "gpu.num_sms=1", "--vcd", vcd, "--json")
+    expect_rc(res, 0)
+    check(vcd.is_file(), f"--vcd {vcd} wrote no file; files: {os.listdir(ctx.tmp)}")
+    head, sep, body = vcd.read_text().partition("$enddefinitions")
+    check(sep, "no $enddefinitions in the VCD")
+    ids = {}
+    for m in re.finditer(r"\$var\s+\S+\s+\d+\s+(\S+)\s+(\S+)", head):
+        ids[m.group(2)] = m.group(1)
+    values = {}
+    for m in re.finditer(r"^b([01xz]+) (\S+)$|^([01xz])(\S+)$", body, re.M):
+        ident, value = (m.group(2), m.group(1)) if m.group(2) else (m.group(4), m.group(3))
+        values.setdefault(ident, set()).add(int(value, 2) if set(value) <= {"0", "1"} else value)
+    check(re.search(r"^#[1-9]", body, re.M), "no time advances in the VCD")
+    for probe in PROBES:
+        name = next((n for n in ids if n == probe or n.endswith("." + probe)), None)
+        check(name, f"no $var for probe {probe}; vars: {sorted(ids)}")
+        check(len(values.get(ids[name], ())) >= 2, f"probe {probe} never changes value: {values.get(ids[name])}")
+
+
+@case("vcd_off_by_default")
+def _(ctx):
+    work = ctx.tmp / "novcd"
+    work.mkdir()
+    res = ctx.run(*SMALL, "--ctas", 2, "--set", "gpu.num_sms=1", "--json", cwd=work)
+    expect_rc(res, 0)
+    check(os.listdir(work) == [], f"a run without --vcd wrote files: {os.listdir(work)}")
+
+
+def main(argv):
+    if argv[1:] == ["--list"]:
+        print("\n".join(CASES))
+        return 0
+    if len(argv) != 3 or argv[2] not in CASES:
+        print(__doc__, file=sys.stderr)
+        if len(argv) == 3:
+            print(f"unknown case {argv[2]!r}", file=sys.stderr)
+        return 2
+    smshare, name = argv[1], argv[2]
+    with tempfile.TemporaryDirectory(prefix=f"smshare-cli-{name}-") as tmp:
+        t0 = time.monotonic()
+        try:
+            CASES[name](Context(smshare, tmp))
+        except Failure as e:
+            print(f"FAIL {name}: {e}", file=sys.stderr)
+            return 1
+        print(f"PASS {name} ({time.monotonic() - t0:.2f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
