@@ -76,7 +76,7 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("icnt.latency", &s.icnt.latency, 0, 10000, "interconnect latency each way, cycles");
   t.add_uint("icnt.bytes_per_cycle", &s.icnt.bytes_per_cycle, 1, 4096, "bytes per cycle per port");
 
-  t.add_uint("l2.size_bytes", &s.l2.size_bytes, 0, 1u << 30, "L2 bytes, whole GPU");
+  t.add_uint("l2.size_bytes", &s.l2.size_bytes, 1024, 1u << 30, "L2 bytes, whole GPU");
   t.add_uint("l2.line_bytes", &s.l2.line_bytes, 32, 1024, "L2 line size");
   t.add_uint("l2.ways", &s.l2.ways, 1, 64, "L2 associativity");
   t.add_uint("l2.hit_latency", &s.l2.hit_latency, 1, 10000, "L2 hit latency in the partition, cycles");
@@ -115,9 +115,11 @@ void validate(const GpuSpec& s, const std::string& origin) {
       throw input_error(origin, "l1.size_bytes", "must be a power-of-two number of sets of l1.ways * l1.line_bytes");
   }
   if (!is_pow2(s.l2.line_bytes)) throw input_error(origin, "l2.line_bytes", "must be a power of two");
-  if (s.l2.size_bytes % (s.dram.channels * s.l2.line_bytes * s.l2.ways) != 0)
+  const uint64_t l2_set_bytes = uint64_t{s.dram.channels} * s.l2.line_bytes * s.l2.ways;
+  if (s.l2.size_bytes % l2_set_bytes != 0 || !is_pow2(s.l2.size_bytes / l2_set_bytes))
     throw input_error(origin, "l2.size_bytes",
-                      "must split into dram.channels partitions of whole sets (l2.ways * l2.line_bytes)");
+                      "must split into dram.channels partitions of a power-of-two number of sets "
+                      "(l2.ways * l2.line_bytes = " + std::to_string(s.l2.ways * s.l2.line_bytes) + " bytes each)");
   if (s.dram.interleave_bytes % s.l2.line_bytes != 0)
     throw input_error(origin, "dram.interleave_bytes", "must be a multiple of l2.line_bytes");
   if (s.dram.row_bytes % s.l2.line_bytes != 0)

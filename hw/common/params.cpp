@@ -172,7 +172,10 @@ void ParamTable::apply_yaml(const YAML::Node& root, const std::string& origin,
   std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& node,
                                                                       const std::string& prefix) {
     for (const auto& kv : node) {
-      const std::string name = kv.first.as<std::string>();
+      if (!kv.first.IsScalar())
+        throw input_error(origin, prefix, "has a key that is not a plain name (line " +
+                                              std::to_string(kv.first.Mark().line + 1) + ")");
+      const std::string name = kv.first.Scalar();
       const std::string key = prefix.empty() ? name : prefix + "." + name;
       if (prefix.empty() && std::find(ignore.begin(), ignore.end(), name) != ignore.end()) continue;
       const YAML::Node& value = kv.second;

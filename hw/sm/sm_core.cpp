@@ -250,7 +250,10 @@ void SmCore::writeback() {
       stats_.rf_bank_writes[r.bank]++;
       warp.pending_writes.reset(c.dst[i]);
     }
-    if (c.long_latency) --warp.pending_loads;
+    if (c.long_latency) {
+      --warp.pending_loads;
+      --probes_.pending_loads;
+    }
     --warp.in_flight;
     progress_ = true;
     refresh(c.warp);
@@ -289,6 +292,7 @@ void SmCore::start_ldst(Collector& c) {
   coalesce(inst, line_bytes_, ldst_.lines);
   if (is_load(inst.op)) {
     warps_[c.warp].pending_loads++;
+    ++probes_.pending_loads;
     update_view(c.warp);
   }
 }

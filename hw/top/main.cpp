@@ -205,5 +205,9 @@ int sc_main(int argc, char** argv) {
   } catch (const sc_core::sc_report& e) {
     std::cerr << "smshare: simulation error: " << e.what() << "\n";
     return 4;
+  } catch (const std::exception& e) {
+    // Not an input the checks above knew to reject: say so instead of aborting.
+    std::cerr << "smshare: internal error: " << e.what() << "\n";
+    return 4;
   }
 }

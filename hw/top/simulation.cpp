@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <memory>
 
 #include "hw/common/error.hpp"
@@ -44,7 +46,12 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   PreparedRun run;
   std::vector<std::string> gpu_overrides, run_overrides;
   for (const auto& o : req.overrides) (is_run_setting(o) ? run_overrides : gpu_overrides).push_back(o);
-  if (!req.scheduler.empty()) gpu_overrides.push_back("sm.scheduler=" + req.scheduler);
+  if (!req.scheduler.empty()) {
+    const std::vector<std::string> allowed = {"lrr", "gto", "two-level"};
+    if (std::find(allowed.begin(), allowed.end(), req.scheduler) == allowed.end())
+      throw InputError("--scheduler: '" + req.scheduler + "' is not one of: lrr, gto, two-level");
+    gpu_overrides.push_back("sm.scheduler=" + req.scheduler);
+  }
   run.spec = load_gpu_config(req.config, gpu_overrides, &run.effective);
 
   ParamTable table;
@@ -103,6 +110,9 @@ nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const Simulat
   GpuModule gpu("gpu", spec, kernel, options.mechanism, options.kernel_origin);
   sc_core::sc_trace_file* tf = nullptr;
   if (!options.vcd_path.empty()) {
+    if (!std::ofstream(options.vcd_path)) throw InputError("--vcd: cannot write " + options.vcd_path);
+    // SystemC announces the time unit as an Info report on stdout; stdout is for results.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     std::string base = options.vcd_path;
     if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0) base.resize(base.size() - 4);
     tf = sc_core::sc_create_vcd_trace_file(base.c_str());
