@@ -42,6 +42,7 @@ reports=()
 start=$(date +%s.%N)
 for k in "${KERNELS[@]}"; do
   rc=0
+  rm -f "$OUT/$k.json"  # a failed run must not leave an older report in the table
   "$BUILD_DIR/smshare" run --config "$CONFIG" --kernel "$k" "${EXTRA[@]}" \
       --report "$OUT/$k.json" >"$OUT/$k.txt" || rc=$?
   if ((rc == 0)); then
