@@ -77,7 +77,7 @@ struct DramSpec {
   uint32_t tRP = 12;
   uint32_t tRAS = 28;
   uint32_t interleave_bytes = 256;   // address interleaving across channels
-  uint64_t swap_base = 0xF000000000ull;  // reserved global region for swap space
+  uint64_t swap_base = 1ull << 48;       // reserved region for swap space, above the 48-bit user address space that traces use
   uint64_t swap_bytes = 64ull << 20;
 };
 

@@ -1,6 +1,7 @@
 #include "hw/sm/sm_core.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "hw/sm/memory_access.hpp"
 
@@ -71,15 +72,11 @@ SmCore::Unit SmCore::unit_of(OpClass op) {
   return Unit::Sp;
 }
 
-SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, KernelSource& kernel, Mechanism mechanism,
-               GlobalMemoryPort& memory, CtaDispatcher& dispatcher)
+SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     : sm_id_(sm_id),
       gpu_(gpu),
       spec_(gpu.sm),
-      kernel_(kernel),
-      mechanism_(std::move(mechanism)),
       memory_(memory),
-      dispatcher_(dispatcher),
       warps_(spec_.max_warps),
       ctas_(spec_.max_ctas),
       line_bytes_(gpu.l1.size_bytes ? gpu.l1.line_bytes : gpu.l2.line_bytes) {
@@ -115,19 +112,28 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, KernelSource& kernel, Mechani
 
 SmCore::~SmCore() = default;
 
+void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher) {
+  if (resident_ctas_ != 0 || !completions_.empty() || ldst_.busy)
+    throw std::logic_error("SmCore::begin_kernel: the previous kernel has not drained");
+  kernel_ = &kernel;
+  mechanism_ = std::move(mechanism);
+  dispatcher_ = &dispatcher;
+  for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
+}
+
 bool SmCore::launch_one_cta(uint64_t cycle) {
-  if (!dispatcher_.has_next()) return false;
+  if (dispatcher_ == nullptr || !dispatcher_->has_next()) return false;
   uint32_t cta_slot = 0;
   while (cta_slot < ctas_.size() && ctas_[cta_slot].valid) ++cta_slot;
   if (cta_slot == ctas_.size()) return false;
-  const uint32_t warps_needed = kernel_.resources().warps_per_cta(spec_.warp_size);
+  const uint32_t warps_needed = kernel_->resources().warps_per_cta(spec_.warp_size);
   if (resident_warps_ + warps_needed > spec_.max_warps) return false;
   CtaAllocation alloc;
   if (!mechanism_.admission->try_admit(cta_slot, alloc)) return false;
 
   Cta& cta = ctas_[cta_slot];
   cta.valid = true;
-  cta.cta_id = dispatcher_.take();
+  cta.cta_id = dispatcher_->take();
   cta.alloc = alloc;
   cta.warp_slots.clear();
   cta.arrived = 0;
@@ -140,7 +146,7 @@ bool SmCore::launch_one_cta(uint64_t cycle) {
     warp.exhausted = false;
     warp.at_barrier = false;
     warp.ctx = {slot, cta_slot, w, next_age_++};
-    warp.program = kernel_.warp_program(cta.cta_id, w);
+    warp.program = kernel_->warp_program(cta.cta_id, w);
     warp.ib_head = warp.ib_count = 0;
     warp.pending_writes.reset();
     warp.in_flight = warp.pending_loads = 0;
@@ -151,6 +157,7 @@ bool SmCore::launch_one_cta(uint64_t cycle) {
   ++resident_ctas_;
   resident_warps_ += warps_needed;
   stats_.max_resident_ctas = std::max<uint64_t>(stats_.max_resident_ctas, resident_ctas_);
+  stats_.max_resident_warps = std::max<uint64_t>(stats_.max_resident_warps, resident_warps_);
   progress_ = true;
   (void)cycle;
   return true;
@@ -452,7 +459,8 @@ void SmCore::issue() {
         best = std::max(best, StallReason::Gate);
         continue;
       }
-      if (inst.op != OpClass::Barrier) {
+      // Barrier and exit need no operands and no pipeline: they act at issue.
+      if (inst.op != OpClass::Barrier && inst.op != OpClass::Exit) {
         const Unit unit = unit_of(inst.op);
         Collector* free_oc = nullptr;
         for (auto& c : collectors_)
@@ -524,13 +532,18 @@ void SmCore::fetch() {
     progress_ = true;
     while (w.ib_count < w.ibuffer.size()) {
       WarpInstruction& dst = w.ibuffer[(w.ib_head + w.ib_count) % w.ibuffer.size()];
-      if (!w.program->next(dst) || dst.op == OpClass::Exit) {
+      if (!w.program->next(dst)) {
         w.stream_done = true;
         w.program.reset();
         note_if_exhausted(slot);
         break;
       }
       ++w.ib_count;
+      if (dst.op == OpClass::Exit) {  // issued like any instruction; nothing follows it
+        w.stream_done = true;
+        w.program.reset();
+        break;
+      }
     }
     fetch_rr_ = (slot + 1) % n;
     refresh(slot);

@@ -61,6 +61,7 @@ struct SmStats {
   std::array<uint64_t, kNumOpClasses> op_counts{};
   uint64_t ctas_completed = 0;
   uint64_t max_resident_ctas = 0;
+  uint64_t max_resident_warps = 0;
   // Integrals over active cycles, for averages.
   uint64_t resident_cta_cycles = 0;
   uint64_t resident_warp_cycles = 0;
@@ -91,8 +92,11 @@ class SmCore {
  public:
   static constexpr uint64_t kNever = ~0ull;
 
-  SmCore(uint32_t sm_id, const GpuSpec& gpu, KernelSource& kernel, Mechanism mechanism,
-         GlobalMemoryPort& memory, CtaDispatcher& dispatcher);
+  SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory);
+
+  // Makes `kernel` the SM's workload, with `mechanism` built for it, fed by
+  // `dispatcher`. Kernels run one after another: the SM must be empty.
+  void begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher);
   ~SmCore();
   SmCore(const SmCore&) = delete;
   SmCore& operator=(const SmCore&) = delete;
@@ -160,10 +164,10 @@ class SmCore {
   const uint32_t sm_id_;
   const GpuSpec& gpu_;
   const SmSpec& spec_;
-  KernelSource& kernel_;
+  KernelSource* kernel_ = nullptr;
   Mechanism mechanism_;
   GlobalMemoryPort& memory_;
-  CtaDispatcher& dispatcher_;
+  CtaDispatcher* dispatcher_ = nullptr;
 
   std::vector<Warp> warps_;
   std::vector<Cta> ctas_;

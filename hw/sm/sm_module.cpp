@@ -7,13 +7,12 @@ namespace smshare {
 using sc_core::sc_time;
 using sc_core::SC_PS;
 
-SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu, KernelSource& kernel,
-                   Mechanism mechanism, CtaDispatcher& dispatcher)
+SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu)
     : sc_module(name),
       socket("socket"),
       sm_id_(sm_id),
       period_ps_(gpu.core_period_ps()),
-      core_(std::make_unique<SmCore>(sm_id, gpu, kernel, std::move(mechanism), static_cast<GlobalMemoryPort&>(*this), dispatcher)) {
+      core_(std::make_unique<SmCore>(sm_id, gpu, static_cast<GlobalMemoryPort&>(*this))) {
   payload_.set_streaming_width(0);
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
@@ -39,8 +38,9 @@ void SmModule::clock_method() {
   const uint64_t next = core_->tick(cycle);
   if (dram_queue_depth_) dram_queue_probe_ = dram_queue_depth_();
   if (next == SmCore::kNever) {
+    next_trigger(wake_);  // asleep until the next kernel, if any
     if (finished_cb_) finished_cb_(sm_id_);
-    return;  // no re-trigger: the SM sleeps for good
+    return;
   }
   next_trigger(sc_time(static_cast<double>((next - cycle) * period_ps_), SC_PS));
 }

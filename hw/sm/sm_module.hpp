@@ -19,8 +19,7 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
  public:
   tlm_utils::simple_initiator_socket<SmModule> socket;
 
-  SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu, KernelSource& kernel,
-           Mechanism mechanism, CtaDispatcher& dispatcher);
+  SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu);
 
   SmCore& core() { return *core_; }
   const SmCore& core() const { return *core_; }
@@ -29,8 +28,10 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   // `dram_queue_depth` samples the memory system's queue for the waveform.
   void trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_queue_depth);
 
-  // Called when the SM has run out of work (or deadlocked).
+  // Called when the SM has run out of work (or deadlocked); it then sleeps
+  // until wake() (a new kernel) in a later delta cycle or time step.
   void on_finished(std::function<void(uint32_t sm_id)> cb) { finished_cb_ = std::move(cb); }
+  void wake() { wake_.notify(sc_core::SC_ZERO_TIME); }
 
  private:
   SC_HAS_PROCESS(SmModule);
@@ -44,6 +45,7 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   std::function<uint32_t()> dram_queue_depth_;
   uint32_t dram_queue_probe_ = 0;
   std::function<void(uint32_t)> finished_cb_;
+  sc_core::sc_event wake_;
 };
 
 }  // namespace smshare

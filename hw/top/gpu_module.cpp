@@ -1,31 +1,87 @@
 #include "hw/top/gpu_module.hpp"
 
+#include "hw/sm/mechanism.hpp"
+
 namespace smshare {
 
-GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, KernelSource& kernel,
+GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
                      const std::string& mechanism, const std::string& kernel_origin)
-    : sc_module(name), spec_(spec), dispatcher_(kernel.resources().grid_ctas) {
+    : sc_module(name), spec_(spec), mechanism_(mechanism), kernel_origin_(kernel_origin) {
+  for (KernelSource* k : kernels) {
+    KernelRecord rec;
+    rec.kernel = k;
+    rec.occupancy = make_mechanism(mechanism, spec.sm, k->resources(), kernel_origin).admission->occupancy();
+    records_.push_back(rec);
+    dispatchers_.push_back(std::make_unique<CtaDispatcher>(k->resources().grid_ctas));
+  }
   memory_ = std::make_unique<MemorySystem>("memory", spec);
   for (uint32_t i = 0; i < spec.num_sms; ++i) {
-    auto sm = std::make_unique<SmModule>(("sm" + std::to_string(i)).c_str(), i, spec, kernel,
-                                         make_mechanism(mechanism, spec.sm, kernel.resources(), kernel_origin),
-                                         dispatcher_);
+    auto sm = std::make_unique<SmModule>(("sm" + std::to_string(i)).c_str(), i, spec);
     sm->socket.bind(memory_->sm_socket(i));
+    sm->on_finished([this](uint32_t id) { sm_finished(id); });
     sms_.push_back(std::move(sm));
   }
+  // Kernel 0 is launched in start_of_simulation(), before the SMs' first
+  // tick; later kernels by this method, one cycle after the last SM drained
+  // the previous one.
+  SC_METHOD(launch_next_method);
+  sensitive << launch_;
+  dont_initialize();
 }
 
-void GpuModule::launch_kernel() {
+uint64_t GpuModule::now_cycle() const { return sc_core::sc_time_stamp().value() / spec_.core_period_ps(); }
+
+uint64_t GpuModule::total_warp_instructions() const {
+  uint64_t n = 0;
+  for (const auto& sm : sms_) n += sm->core().stats().warp_instructions;
+  return n;
+}
+
+uint64_t GpuModule::total_ctas_completed() const {
+  uint64_t n = 0;
+  for (const auto& sm : sms_) n += sm->core().stats().ctas_completed;
+  return n;
+}
+
+bool GpuModule::deadlocked() const {
+  for (const auto& sm : sms_)
+    if (sm->core().deadlocked()) return true;
+  return false;
+}
+
+void GpuModule::launch(size_t k) {
+  if (k >= records_.size()) return;
+  KernelRecord& rec = records_[k];
+  rec.start_cycle = now_cycle();
+  rec.warp_instructions = total_warp_instructions();  // subtracted at the end
+  rec.ctas_completed = total_ctas_completed();
+  for (auto& sm : sms_)
+    sm->core().begin_kernel(*rec.kernel, make_mechanism(mechanism_, spec_.sm, rec.kernel->resources(), kernel_origin_),
+                            *dispatchers_[k]);
   for (bool any = true; any;) {
     any = false;
-    for (auto& sm : sms_) any |= sm->core().launch_one_cta(0);
+    for (auto& sm : sms_) any |= sm->core().launch_one_cta(rec.start_cycle);
   }
+  next_kernel_ = k + 1;
+  sms_finished_ = 0;
+  if (k > 0)
+    for (auto& sm : sms_) sm->wake();
+}
+
+void GpuModule::sm_finished(uint32_t) {
+  if (++sms_finished_ < sms_.size()) return;
+  KernelRecord& rec = records_[next_kernel_ - 1];
+  rec.end_cycle = now_cycle() + 1;
+  rec.warp_instructions = total_warp_instructions() - rec.warp_instructions;
+  rec.ctas_completed = total_ctas_completed() - rec.ctas_completed;
+  rec.finished = !deadlocked() && rec.ctas_completed == rec.kernel->resources().grid_ctas;
+  if (!rec.finished) return;  // a deadlock ends the stream: report what happened
+  if (next_kernel_ < records_.size()) launch_.notify(sc_core::sc_time(static_cast<double>(spec_.core_period_ps()), sc_core::SC_PS));
 }
 
 void GpuModule::trace(sc_core::sc_trace_file* tf) {
   const MemorySystem* mem = memory_.get();
-  for (auto& sm : sms_)
-    sm->trace(tf, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); });
+  for (auto& sm : sms_) sm->trace(tf, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); });
 }
 
 }  // namespace smshare

@@ -1,5 +1,7 @@
-// The GPU top: N SMs bound to the memory system, one CTA dispatcher, and
-// the kernel-launch round that fills the SMs before the clock starts.
+// The GPU top: N SMs bound to the memory system, and the kernel launcher.
+// Kernels run one after another (a stream): when every SM has drained
+// kernel i, kernel i+1 is launched in the same cycle, its CTAs dealt
+// round-robin over the SMs before their clocks resume.
 #pragma once
 
 #include <systemc>
@@ -12,32 +14,60 @@
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/frontend/kernel.hpp"
 #include "hw/mem/memory_system_module.hpp"
+#include "hw/sm/occupancy.hpp"
 #include "hw/sm/sm_module.hpp"
 
 namespace smshare {
 
 class GpuModule : public sc_core::sc_module {
  public:
-  GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, KernelSource& kernel,
-            const std::string& mechanism, const std::string& kernel_origin);
+  // Per kernel of the stream: what ran and when.
+  struct KernelRecord {
+    KernelSource* kernel = nullptr;
+    Occupancy occupancy;
+    uint64_t start_cycle = 0;
+    uint64_t end_cycle = 0;            // cycle after the last SM drained it
+    uint64_t warp_instructions = 0;
+    uint64_t ctas_completed = 0;
+    bool finished = false;
+  };
 
-  // Gives each SM one CTA per round, round-robin, until no SM takes another
-  // (GPGPU-Sim's CTA issue at kernel launch). Call before sc_start().
-  void launch_kernel();
+  // Builds every SM's mechanism for every kernel up front, so impossible
+  // kernels are rejected (InputError) before any simulation.
+  GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
+            const std::string& mechanism, const std::string& kernel_origin);
 
   // Registers every SM's probes on `tf`; the SMs then tick every cycle.
   void trace(sc_core::sc_trace_file* tf);
 
   const GpuSpec& spec() const { return spec_; }
-  const CtaDispatcher& dispatcher() const { return dispatcher_; }
   const MemorySystem& memory() const { return *memory_; }
   const std::vector<std::unique_ptr<SmModule>>& sms() const { return sms_; }
+  const std::vector<KernelRecord>& kernels() const { return records_; }
+  bool deadlocked() const;
 
  private:
+  SC_HAS_PROCESS(GpuModule);
+  void start_of_simulation() override { launch(0); }
+  void launch_next_method() { launch(next_kernel_); }
+  // Gives each SM one CTA of kernel `k` per round, round-robin, until no SM
+  // takes another (GPGPU-Sim's CTA issue at kernel launch).
+  void launch(size_t k);
+  void sm_finished(uint32_t sm);
+  uint64_t now_cycle() const;
+  uint64_t total_warp_instructions() const;
+  uint64_t total_ctas_completed() const;
+
   const GpuSpec& spec_;
-  CtaDispatcher dispatcher_;
+  const std::string mechanism_;
+  const std::string kernel_origin_;
+  std::vector<KernelRecord> records_;
+  std::vector<std::unique_ptr<CtaDispatcher>> dispatchers_;
   std::unique_ptr<MemorySystem> memory_;
   std::vector<std::unique_ptr<SmModule>> sms_;
+  size_t next_kernel_ = 0;
+  uint32_t sms_finished_ = 0;
+  sc_core::sc_event launch_;
 };
 
 }  // namespace smshare

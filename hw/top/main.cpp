@@ -161,10 +161,12 @@ int area(const Args& a) {
 }
 
 int occupancy(const Args& a) {
-  nlohmann::json occ = occupancy_report(a.req);
+  nlohmann::json result = occupancy_report(a.req);
   if (a.json) {
-    std::cout << occ.dump(2) << "\n";
-  } else {
+    std::cout << result.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& occ : result.contains("kernels") ? result["kernels"] : nlohmann::json::array({result})) {
     std::printf("%s on %s (%s): %u CTAs/SM, %u warps/SM, limited by %s\n", occ["kernel"].get<std::string>().c_str(),
                 occ["config"].get<std::string>().c_str(), occ["mechanism"].get<std::string>().c_str(),
                 occ["resident_ctas_per_sm"].get<unsigned>(), occ["resident_warps_per_sm"].get<unsigned>(),

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hw/common/activity.hpp"
+#include "hw/frontend/trace_kernel.hpp"
 #include "hw/power/power_model.hpp"
 #include "hw/top/gpu_module.hpp"
 
@@ -42,7 +43,7 @@ double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 }  // namespace
 
-json simulation_report(const GpuModule& gpu, const KernelSource& kernel, const RunIdentity& id,
+json simulation_report(const GpuModule& gpu, const RunIdentity& id,
                        const std::vector<std::pair<std::string, std::string>>& effective,
                        double host_seconds) {
   const GpuSpec& spec = gpu.spec();
@@ -95,7 +96,32 @@ json simulation_report(const GpuModule& gpu, const KernelSource& kernel, const R
     if (activity.count(key)) activity[key].instances *= spec.num_sms;
   gpu.memory().collect(activity);
 
-  const Occupancy occ = gpu.sms()[0]->core().mechanism().admission->occupancy();
+  const auto& records = gpu.kernels();
+  const KernelSource& kernel = *records.front().kernel;  // the top-level occupancy fields describe it
+  const Occupancy& occ = records.front().occupancy;
+  json kernels = json::array();
+  bool completed = deadlocks.empty();
+  for (const auto& rec : records) {
+    json k = kernel_json(*rec.kernel, id.kernel_file);
+    k["occupancy"] = occupancy_json(rec.occupancy, spec, *rec.kernel, id.mechanism);
+    k["start_cycle"] = rec.start_cycle;
+    k["end_cycle"] = rec.end_cycle;
+    k["cycles"] = rec.end_cycle - rec.start_cycle;
+    k["warp_instructions"] = rec.warp_instructions;
+    k["ctas_completed"] = rec.ctas_completed;
+    k["completed"] = rec.finished;
+    if (const TraceStats* t = trace_stats(*rec.kernel)) {
+      json unknown = json::object();
+      for (const auto& [op, n] : t->unknown_opcodes) unknown[op] = n;
+      k["trace"] = {{"instruction_lines", t->instruction_lines},
+                    {"unknown_opcodes", unknown},
+                    {"unknown_opcode_lines", t->unknown_opcode_lines()},
+                    {"dropped_registers", t->dropped_registers},
+                    {"early_exits", t->early_exits}};
+    }
+    completed = completed && rec.finished;
+    kernels.push_back(k);
+  }
   const double active = static_cast<double>(total.active_cycles);
   json stall_reasons;
   for (unsigned r = 1; r < kNumStallReasons; ++r)
@@ -110,12 +136,16 @@ json simulation_report(const GpuModule& gpu, const KernelSource& kernel, const R
 
   json report;
   report["config"] = {{"name", spec.name}, {"params", params}};
-  report["kernel"] = kernel_json(kernel, id.kernel_file);
+  if (records.size() == 1) {
+    report["kernel"] = kernel_json(kernel, id.kernel_file);
+  } else {
+    report["kernel"] = {{"name", id.kernel_file}, {"file", id.kernel_file}, {"count", records.size()}};
+  }
+  report["kernels"] = kernels;
   report["mechanism"] = id.mechanism;
   report["scheduler"] = id.scheduler;
   report["seed"] = id.seed;
-  report["completed"] = deadlocks.empty() && gpu.dispatcher().dispatched() == kernel.resources().grid_ctas &&
-                        total.ctas_completed == kernel.resources().grid_ctas;
+  report["completed"] = completed;
   if (!deadlocks.empty()) report["deadlock"] = deadlocks;
   report["cycles"] = cycles;
   report["warp_instructions"] = total.warp_instructions;
@@ -124,7 +154,9 @@ json simulation_report(const GpuModule& gpu, const KernelSource& kernel, const R
   report["ctas_completed"] = total.ctas_completed;
   report["occupancy"] = occupancy_json(occ, spec, kernel, id.mechanism);
   report["resident_ctas_per_sm"] = total.max_resident_ctas;
-  report["resident_warps_per_sm"] = total.max_resident_ctas * kernel.resources().warps_per_cta(spec.sm.warp_size);
+  uint64_t max_warps = 0;
+  for (const auto& sm_module : gpu.sms()) max_warps = std::max(max_warps, sm_module->core().stats().max_resident_warps);
+  report["resident_warps_per_sm"] = max_warps;
   report["avg_resident_ctas_per_sm"] = ratio(static_cast<double>(total.resident_cta_cycles), active);
   report["avg_resident_warps_per_sm"] = ratio(static_cast<double>(total.resident_warp_cycles), active);
   report["rf_utilization"] = ratio(static_cast<double>(total.rf_allocated_cycles), active * spec.sm.registers);

@@ -30,7 +30,7 @@ nlohmann::json kernel_json(const KernelSource& kernel, const std::string& file);
 nlohmann::json occupancy_json(const Occupancy& occ, const GpuSpec& spec, const KernelSource& kernel,
                               const std::string& mechanism);
 
-nlohmann::json simulation_report(const GpuModule& gpu, const KernelSource& kernel, const RunIdentity& id,
+nlohmann::json simulation_report(const GpuModule& gpu, const RunIdentity& id,
                                  const std::vector<std::pair<std::string, std::string>>& effective,
                                  double host_seconds);
 

@@ -12,6 +12,7 @@
 #include "hw/common/params.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
+#include "hw/frontend/trace_kernel.hpp"
 #include "hw/power/power_model.hpp"
 #include "hw/sm/mechanism.hpp"
 #include "hw/top/gpu_module.hpp"
@@ -22,7 +23,7 @@ namespace smshare {
 struct PreparedRun {
   GpuSpec spec;
   std::vector<std::pair<std::string, std::string>> effective;
-  std::unique_ptr<KernelSource> kernel;
+  std::vector<std::unique_ptr<KernelSource>> kernels;  // run one after another
   std::string kernel_origin;
   uint64_t seed = 0;
   std::string power_node;
@@ -71,16 +72,27 @@ PreparedRun prepare(const RunRequest& req) {
   RunSettings fe;
   PreparedRun run = prepare_spec(req, fe);
 
+  if (!req.trace.empty() && !req.kernel.empty())
+    throw InputError("--kernel " + req.kernel + " and --trace " + req.trace + ": give one workload, not both");
   if (!req.trace.empty()) {
-    throw InputError("--trace: trace replay is not part of this build yet");
+    if (fe.reorder_registers)
+      throw InputError("--set frontend.reorder_registers=true: applies to kernel profiles, not to traces "
+                       "(a trace's registers are the compiler's)");
+    TraceOptions options;
+    options.unknown_opcode_as_alu = fe.unknown_opcode == "alu";
+    run.kernels = load_trace_kernels(req.trace, req.resources, options);
+    run.kernel_origin = req.trace;
+    return run;
   }
-  KernelProfile profile = load_kernel_profile(req.kernel);
+  if (fe.unknown_opcode != "error")
+    throw InputError("--set frontend.unknown_opcode: applies to traces (--trace), not to kernel profiles");
+  KernelProfile profile = load_kernel_profile(req.kernel.empty() ? "synthetic" : req.kernel);
   if (req.seed) profile.seed = *req.seed;
   run.seed = profile.seed;
   run.kernel_origin = profile.file;
   FrontendOptions options;
   options.reorder_registers = fe.reorder_registers;
-  run.kernel = make_profile_kernel(profile, req.resources, options);
+  run.kernels.push_back(make_profile_kernel(profile, req.resources, options));
   return run;
 }
 
@@ -96,18 +108,31 @@ nlohmann::json area_report_for(const RunRequest& req) {
 
 nlohmann::json occupancy_report(const RunRequest& req) {
   PreparedRun run = prepare(req);
-  Mechanism m = make_mechanism(req.mechanism, run.spec.sm, run.kernel->resources(), run.kernel_origin);
-  return occupancy_json(m.admission->occupancy(), run.spec, *run.kernel, req.mechanism);
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& k : run.kernels) {
+    Mechanism m = make_mechanism(req.mechanism, run.spec.sm, k->resources(), run.kernel_origin);
+    all.push_back(occupancy_json(m.admission->occupancy(), run.spec, *k, req.mechanism));
+  }
+  if (all.size() == 1) return all[0];
+  return {{"config", run.spec.name}, {"trace", run.kernel_origin}, {"kernels", all}};
 }
 
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options) {
-  const KernelResources& r = kernel.resources();
-  spdlog::info("config {} ({} SMs), kernel {} ({} CTAs x {} threads, {} regs/thread, {} B smem), mechanism {}",
-               spec.name, spec.num_sms, kernel.name(), r.grid_ctas, r.threads_per_cta, r.regs_per_thread,
-               r.smem_bytes_per_cta, options.mechanism);
+  return simulate(spec, std::vector<KernelSource*>{&kernel}, options);
+}
+
+nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& kernels,
+                        const SimulateOptions& options) {
+  if (kernels.empty()) throw InputError(options.kernel_origin + ": no kernel to run");
+  for (const KernelSource* k : kernels) {
+    const KernelResources& r = k->resources();
+    spdlog::info("config {} ({} SMs), kernel {} ({} CTAs x {} threads, {} regs/thread, {} B smem), mechanism {}",
+                 spec.name, spec.num_sms, k->name(), r.grid_ctas, r.threads_per_cta, r.regs_per_thread,
+                 r.smem_bytes_per_cta, options.mechanism);
+  }
   for (const auto& [k, v] : options.effective) spdlog::debug("  {} = {}", k, v);
 
-  GpuModule gpu("gpu", spec, kernel, options.mechanism, options.kernel_origin);
+  GpuModule gpu("gpu", spec, kernels, options.mechanism, options.kernel_origin);
   sc_core::sc_trace_file* tf = nullptr;
   if (!options.vcd_path.empty()) {
     if (!std::ofstream(options.vcd_path)) throw InputError("--vcd: cannot write " + options.vcd_path);
@@ -120,7 +145,6 @@ nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const Simulat
     tf->set_time_unit(1, sc_core::SC_PS);
     gpu.trace(tf);
   }
-  gpu.launch_kernel();
 
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
@@ -128,7 +152,7 @@ nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const Simulat
   if (tf) sc_core::sc_close_vcd_trace_file(tf);
 
   RunIdentity id{options.mechanism, spec.sm.scheduler, options.seed, options.kernel_origin, options.power_node};
-  return simulation_report(gpu, kernel, id, options.effective, host_seconds);
+  return simulation_report(gpu, id, options.effective, host_seconds);
 }
 
 nlohmann::json run_simulation(const RunRequest& req) {
@@ -140,7 +164,9 @@ nlohmann::json run_simulation(const RunRequest& req) {
   options.vcd_path = req.vcd_path;
   options.power_node = run.power_node;
   options.effective = run.effective;
-  return simulate(run.spec, *run.kernel, options);
+  std::vector<KernelSource*> kernels;
+  for (const auto& k : run.kernels) kernels.push_back(k.get());
+  return simulate(run.spec, kernels, options);
 }
 
 nlohmann::json strip_host_fields(nlohmann::json report) {

@@ -15,7 +15,7 @@ namespace smshare {
 
 struct RunRequest {
   std::string config = "fermi-gtx480";      // name under configs/gpu or a path
-  std::string kernel = "synthetic";         // name under configs/kernels or a path
+  std::string kernel;                       // name under configs/kernels or a path; empty: synthetic
   std::string trace;                        // Accel-Sim kernelslist.g (instead of kernel)
   std::string mechanism = "baseline";
   std::string scheduler;                    // empty: the config's sm.scheduler
@@ -39,6 +39,9 @@ struct SimulateOptions {
   std::vector<std::pair<std::string, std::string>> effective;  // parameters echoed into the report
 };
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options);
+// A stream of kernels run one after another (a trace's kernel list).
+nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& kernels,
+                        const SimulateOptions& options);
 
 // Runs the simulation and returns the report. Throws InputError on bad
 // input; a detected deadlock is reported in the JSON ("deadlock").
