@@ -504,6 +504,7 @@ void SmCore::issue() {
       }
       refresh(slot);
       note_if_exhausted(slot);
+      maybe_retire(slot);  // an exit or barrier with nothing in flight ends the warp here
       break;
     }
   }
@@ -566,7 +567,15 @@ void SmCore::note_if_exhausted(uint32_t warp) {
   Warp& w = warps_[warp];
   if (w.exhausted || !w.stream_done || w.ib_count) return;
   w.exhausted = true;
-  --ctas_[w.ctx.cta_slot].may_arrive;
+  Cta& cta = ctas_[w.ctx.cta_slot];
+  --cta.may_arrive;
+  if (w.at_barrier) {
+    // It arrived and then ran out of instructions: it no longer waits, and
+    // must not be counted both as arrived and as gone.
+    w.at_barrier = false;
+    --cta.arrived;
+    refresh(warp);
+  }
   check_barrier(w.ctx.cta_slot);
 }
 

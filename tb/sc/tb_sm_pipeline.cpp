@@ -186,6 +186,54 @@ TEST(SmPipeline, ExitedWarpsDoNotHoldABarrier) {
   EXPECT_EQ(r["cycles"].get<uint64_t>(), 34u);
 }
 
+TEST(SmPipeline, AWarpThatEndsAtABarrierDoesNotOpenItForOthers) {
+  // Warp 0 ends with a barrier: it has arrived, then runs out of
+  // instructions (exited warps do not hold a barrier). Warp 1 arrives at
+  // once and must still wait for warp 2, which arrives after a 10-deep chain.
+  ScriptedKernel k("ends-at-barrier", one_warp_cta(1, 96), [](uint32_t, uint32_t warp) {
+    std::vector<WarpInstruction> v;
+    if (warp == 0) v = {alu(1, {9}), barrier()};
+    if (warp == 1) {
+      v = {barrier()};
+      v.insert(v.end(), 10, alu(5, {5, 13}));
+    }
+    if (warp == 2) {
+      v.assign(10, alu(2, {2, 10}));
+      v.push_back(barrier());
+    }
+    return v;
+  });
+  auto r = run(k, one_sm_fermi());
+  // Fetch order: warp 0 at 0, warp 1 at 1, warp 2 at 2. Warp 2's chain
+  // issues at 3, 9, ..., 57 and its barrier at 58; the barrier opens at 59.
+  // Warp 1's chain then issues at 59, 65, ..., 113 and writes back at 119.
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), 120u);
+  EXPECT_TRUE(r["completed"].get<bool>());
+}
+
+TEST(SmPipeline, ExitIssuedWithNothingInFlightRetiresTheWarp) {
+  // Warp 0's EXIT waits behind a barrier until long after its only result
+  // is written: the warp must retire when the EXIT issues.
+  ScriptedKernel k("late-exit", one_warp_cta(1, 64), [](uint32_t, uint32_t warp) {
+    WarpInstruction exit;
+    exit.op = OpClass::Exit;
+    std::vector<WarpInstruction> v;
+    if (warp == 0) v = {alu(1, {9}), barrier(), exit};
+    else {
+      v.assign(10, alu(5, {5, 13}));
+      v.push_back(barrier());
+    }
+    return v;
+  });
+  auto r = run(k, one_sm_fermi());
+  EXPECT_TRUE(r["completed"].get<bool>());
+  EXPECT_FALSE(r.contains("deadlock"));
+  // Warp 1 (fetched at 1): chain at 2..56, barrier at 57, opens at 58 when
+  // warp 0 issues its EXIT; warp 1's last result is written at 62.
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), 63u);
+  EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 3u + 11u);
+}
+
 TEST(SmPipeline, CtaCompletionRefillsTheSm) {
   // 8 CTAs of 1 warp on an SM that holds 2 at a time (sm.max_ctas=2): four
   // waves of a 10-deep chain; a new CTA is launched in the cycle the

@@ -1,8 +1,9 @@
-// Simulation speed: the 15-SM Fermi (fermi-gtx480) running the hotspot
-// profile to completion. Prints simulated warp-instructions and simulated
-// cycles per host second, by wall clock and by this process's CPU time (the
-// machine may be shared; CPU time is the one-core figure).
-//   usage: bench_hotspot [config] [kernel] [--ctas N]
+// Simulation speed: by default the 15-SM Fermi (fermi-gtx480) running the
+// hotspot profile to completion. Prints simulated warp-instructions and
+// simulated cycles per host second, by wall clock and by this process's CPU
+// time (the machine may be shared; CPU time is the one-core figure).
+// scripts/bench.sh runs it on the profile and on a generated trace.
+//   usage: bench_sim_speed [config] [kernel] [--ctas N] [--trace DIR/kernelslist.g]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -36,13 +37,16 @@ int sc_main(int argc, char** argv) {
   smshare::RunRequest req;
   req.config = "fermi-gtx480";
   req.kernel = "hotspot";
+  req.trace.clear();
   int positional = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--ctas") && i + 1 < argc) req.resources.grid_ctas = std::atoll(argv[++i]);
+    else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) req.trace = argv[++i];
     else if (positional == 0 && ++positional) req.config = argv[i];
     else req.kernel = argv[i];
   }
   try {
+    if (!req.trace.empty()) req.kernel.clear();
     const double cpu0 = cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     nlohmann::json r = smshare::run_simulation(req);
