@@ -142,7 +142,8 @@ std::string resolve_config_file(const std::string& kind, const std::string& name
   if (!fs::is_regular_file(named)) {
     std::string known;
     for (const auto& n : list_config_names(kind)) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("unknown " + kind + " '" + name_or_path + "' (known: " + known + "; or give a path)");
+    const std::string what = kind == "gpu" ? "GPU config" : kind == "kernels" ? "kernel profile" : kind;
+    throw InputError("unknown " + what + " '" + name_or_path + "' (known: " + known + "; or give a path)");
   }
   return named.string();
 }

@@ -150,8 +150,14 @@ void ParamTable::add_string(const std::string& key, std::string* target, std::st
 }
 
 std::string ParamTable::nearest_keys(const std::string& key) const {
+  // Keys of the same section ("sm." for "sm.foo") first: a typo rarely
+  // changes the section.
+  const std::string section = key.substr(0, key.find('.') + 1);
   std::vector<std::pair<size_t, std::string>> scored;
-  for (const auto& [k, p] : params_) scored.emplace_back(edit_distance(key, k), k);
+  for (const auto& [k, p] : params_) {
+    const bool same_section = !section.empty() && k.compare(0, section.size(), section) == 0;
+    scored.emplace_back(edit_distance(key, k) + (same_section ? 0 : 1000), k);
+  }
   std::sort(scored.begin(), scored.end());
   std::vector<std::string> best;
   for (size_t i = 0; i < scored.size() && i < 3; ++i) best.push_back(scored[i].second);

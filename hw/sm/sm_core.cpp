@@ -190,6 +190,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   wake_hint_ = kNever;
   std::fill(bank_used_.begin(), bank_used_.end(), 0);
   probes_.issued_warp = -1;
+  probes_.issued_count = 0;
 
   const bool had_warps = resident_warps_ > 0;
   counts_as_active_ = had_warps;
@@ -496,7 +497,8 @@ void SmCore::issue() {
       stats_.op_counts[static_cast<int>(inst.op)]++;
       w.pop();
       schedulers_[s]->issued(slot);
-      probes_.issued_warp = static_cast<int32_t>(slot);
+      if (probes_.issued_warp < 0) probes_.issued_warp = static_cast<int32_t>(slot);  // scheduler 0 first
+      ++probes_.issued_count;
       issued_any = progress_ = true;
       if (is_barrier) {
         stats_.barriers++;

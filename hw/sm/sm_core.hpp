@@ -80,7 +80,8 @@ struct SmStats {
 
 // Probe values sampled into the VCD when tracing is on.
 struct SmProbes {
-  int32_t issued_warp = -1;
+  int32_t issued_warp = -1;      // warp slot issued by the lowest-numbered scheduler that issued
+  uint32_t issued_count = 0;     // instructions issued this cycle (all schedulers)
   uint32_t stall_reason = 0;
   uint32_t active_warps = 0;
   uint32_t schedulable_warps = 0;

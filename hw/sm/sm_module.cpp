@@ -23,6 +23,7 @@ void SmModule::trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_
   const std::string p = std::string(name()) + ".";
   const SmProbes& probes = core_->probes();
   sc_core::sc_trace(tf, probes.issued_warp, p + "issued_warp");
+  sc_core::sc_trace(tf, probes.issued_count, p + "issued_count");
   sc_core::sc_trace(tf, probes.stall_reason, p + "stall_reason");
   sc_core::sc_trace(tf, probes.active_warps, p + "active_warps");
   sc_core::sc_trace(tf, probes.schedulable_warps, p + "schedulable_warps");

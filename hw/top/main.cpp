@@ -1,5 +1,6 @@
 // smshare: the command-line front of the model. Every form is documented in
 // docs/user-guide.md; `smshare help` prints the summary below.
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <systemc>
@@ -185,6 +186,8 @@ int main(int argc, char** argv) {
 }
 
 int sc_main(int argc, char** argv) {
+  // Logs go to stderr: stdout carries results (tables, --json).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("smshare"));
   spdlog::set_pattern("[%l] %v");
   try {
     Args a = parse(argc, argv);

@@ -135,11 +135,12 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   GpuModule gpu("gpu", spec, kernels, options.mechanism, options.kernel_origin);
   sc_core::sc_trace_file* tf = nullptr;
   if (!options.vcd_path.empty()) {
-    if (!std::ofstream(options.vcd_path)) throw InputError("--vcd: cannot write " + options.vcd_path);
-    // SystemC announces the time unit as an Info report on stdout; stdout is for results.
-    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    // SystemC writes <base>.vcd: accept the path with or without the suffix.
     std::string base = options.vcd_path;
     if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0) base.resize(base.size() - 4);
+    if (!std::ofstream(base + ".vcd")) throw InputError("--vcd: cannot write " + base + ".vcd");
+    // SystemC announces the time unit as an Info report on stdout; stdout is for results.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     tf = sc_core::sc_create_vcd_trace_file(base.c_str());
     if (!tf) throw InputError("--vcd: cannot create " + options.vcd_path);
     tf->set_time_unit(1, sc_core::SC_PS);
