@@ -64,5 +64,7 @@ echo
 "$PY" "$ROOT/scripts/summarize_reports.py" "${reports[@]}" | tee "$OUT/summary.txt"
 echo
 "$PY" "$ROOT/scripts/plot_reports.py" -o "$OUT/ipc.png" "${reports[@]}"
-echo "${#reports[@]} runs in ${elapsed} s; reports, summaries and the plot: $OUT/{*.json,*.txt,ipc.png}"
+# Energy breakdown by structure of the first kernel's run (CACTI per-access energies).
+"$PY" "$ROOT/scripts/plot_energy.py" "${reports[0]}" "$OUT/energy.png"
+echo "${#reports[@]} runs in ${elapsed} s; reports, summaries and the plots: $OUT/{*.json,*.txt,ipc.png,energy.png}"
 exit "$status"
