@@ -11,38 +11,25 @@ Needs matplotlib (Debian: python3-matplotlib, for /usr/bin/python3); if the
 running interpreter lacks it, the script re-runs itself with /usr/bin/python3.
 Exit status: 0, 1 on a bad report or missing matplotlib, 2 on bad usage.
 """
-import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smshare_reports  # noqa: E402
+
+TOOL = "plot_reports"
+
 
 def die(msg):
-    print(f"plot_reports: error: {msg}", file=sys.stderr)
-    sys.exit(1)
+    smshare_reports.die(TOOL, msg)
 
 
 def expand(args):
-    files = []
-    for a in args:
-        if os.path.isdir(a):
-            files += sorted(os.path.join(a, f) for f in os.listdir(a) if f.endswith(".json"))
-        else:
-            files.append(a)
-    return files
+    return smshare_reports.expand(args)
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            r = json.load(f)
-    except OSError as e:
-        die(f"{path}: {e.strerror}")
-    except json.JSONDecodeError as e:
-        die(f"{path}: not valid JSON: {e}")
-    for key in ("kernel", "config", "ipc", "active_cycles", "issue_cycles", "stall_cycles", "idle_cycles"):
-        if not isinstance(r, dict) or key not in r:
-            die(f"{path}: no '{key}': not an smshare run report")
-    return r
+    return smshare_reports.load_report(TOOL, path, ('kernel', 'config', 'ipc', 'active_cycles', 'issue_cycles', 'stall_cycles', 'idle_cycles'))
 
 
 def main(argv):

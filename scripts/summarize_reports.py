@@ -19,38 +19,25 @@ sorted). Columns:
 A report with "completed": false (a deadlock) is marked with "!" after its name.
 Exit status: 0, or 1 if a file is missing or not a run report.
 """
-import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smshare_reports  # noqa: E402
+
+TOOL = "summarize_reports"
+
 
 def die(msg):
-    print(f"summarize_reports: error: {msg}", file=sys.stderr)
-    sys.exit(1)
+    smshare_reports.die(TOOL, msg)
 
 
 def expand(args):
-    files = []
-    for a in args:
-        if os.path.isdir(a):
-            files += sorted(os.path.join(a, f) for f in os.listdir(a) if f.endswith(".json"))
-        else:
-            files.append(a)
-    return files
+    return smshare_reports.expand(args)
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            r = json.load(f)
-    except OSError as e:
-        die(f"{path}: {e.strerror}")
-    except json.JSONDecodeError as e:
-        die(f"{path}: not valid JSON: {e}")
-    for key in ("kernel", "config", "cycles", "ipc", "active_cycles"):
-        if not isinstance(r, dict) or key not in r:
-            die(f"{path}: no '{key}': not an smshare run report")
-    return r
+    return smshare_reports.load_report(TOOL, path, ('kernel', 'config', 'cycles', 'ipc', 'active_cycles'))
 
 
 def energy_j(r):

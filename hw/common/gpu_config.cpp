@@ -9,6 +9,7 @@
 #include <set>
 
 #include "hw/common/error.hpp"
+#include "hw/common/yaml_file.hpp"
 
 #ifndef SMSHARE_CONFIG_DIR
 #define SMSHARE_CONFIG_DIR "configs"
@@ -159,16 +160,6 @@ std::vector<std::string> list_config_names(const std::string& kind) {
 }
 
 namespace {
-
-YAML::Node load_yaml_file(const std::string& file) {
-  try {
-    return YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw InputError(file + ": cannot be read");
-  } catch (const YAML::Exception& e) {
-    throw InputError(file + ": malformed YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-}
 
 void apply_with_extends(ParamTable& table, const std::string& file, std::set<std::string>& seen) {
   std::string canonical = fs::weakly_canonical(file).string();

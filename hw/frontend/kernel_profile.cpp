@@ -1,5 +1,7 @@
 #include "hw/frontend/kernel_profile.hpp"
 
+#include "hw/common/yaml_file.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -32,16 +34,6 @@ namespace {
 // `paper.ctas_per_sm` key must be one of these or a shipped configs/gpu name.
 const std::vector<std::string> kPaperGpus = {"fermi-gtx480", "jatala-fermi"};
 const std::vector<std::string> kRangeKeys = {"registers", "scratchpad", "threads"};
-
-YAML::Node load_yaml(const std::string& file) {
-  try {
-    return YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw InputError(file + ": cannot be read");
-  } catch (const YAML::Exception& e) {
-    throw InputError(file + ": malformed YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -163,7 +155,7 @@ void parse_ranges(const YAML::Node& n, const std::string& file, KernelProfile& p
 
 KernelProfile load_kernel_profile(const std::string& name_or_path) {
   const std::string file = resolve_config_file("kernels", name_or_path);
-  YAML::Node root = YAML::Clone(load_yaml(file));
+  YAML::Node root = YAML::Clone(load_yaml_file(file));
   const YAML::Node& croot = root;  // const indexing never inserts keys
   if (!root.IsMap()) throw input_error(file, "", "the top level must be a mapping of keys to values");
 
