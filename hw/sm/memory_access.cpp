@@ -35,8 +35,35 @@ void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<uint
 
 // A lane touches every 4-byte word its access overlaps (an 8- or 16-byte
 // access spans 2 or 4 banks). Bank of a word: word % banks.
+namespace {
+
+// Fast path for the common case: one word per lane, a power-of-two number
+// of banks, and no two lanes on distinct words of one bank. Returns 1 when
+// that holds, 0 when the general count below is needed.
+uint32_t conflict_free_single_words(const WarpInstruction& inst, uint32_t banks) {
+  if (banks > 64 || (banks & (banks - 1)) != 0 || lane_bytes(inst) > kWordBytes) return 0;
+  uint64_t used = 0;
+  std::array<uint64_t, 64> word_of_bank;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    if (!(inst.active_mask >> lane & 1u)) continue;
+    if (inst.addr[lane] % kWordBytes + lane_bytes(inst) > kWordBytes) return 0;  // straddles two words
+    const uint64_t w = inst.addr[lane] / kWordBytes;
+    const uint32_t b = static_cast<uint32_t>(w & (banks - 1));
+    if (!(used >> b & 1u)) {
+      used |= uint64_t{1} << b;
+      word_of_bank[b] = w;
+    } else if (word_of_bank[b] != w) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+}  // namespace
+
 uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks) {
   if (inst.active_mask == 0 || banks == 0) return 0;
+  if (conflict_free_single_words(inst, banks)) return 1;
   // Each word is compared only with the distinct words already seen in its
   // own bank (a chain per bank), so a conflict-free access is one pass over
   // the lanes; this runs for every scratchpad instruction.
