@@ -45,7 +45,8 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("sm.smem_alloc_granularity", &m.smem_alloc_granularity, 1, 65536,
              "scratchpad bytes per CTA are rounded up to a multiple of this");
   t.add_uint("sm.num_schedulers", &m.num_schedulers, 1, 8, "warp schedulers per SM");
-  t.add_choice("sm.scheduler", &m.scheduler, {"lrr", "gto", "two-level"}, "warp scheduling policy");
+  t.add_choice("sm.scheduler", &m.scheduler, {"lrr", "gto", "two-level", "owf"},
+               "warp scheduling policy (owf: Jatala's owner warp first; with baseline, oldest first)");
   t.add_uint("sm.two_level_active_warps", &m.two_level_active_warps, 1, 64,
              "active-set size per scheduler for the two-level policy");
   t.add_uint("sm.ibuffer_entries", &m.ibuffer_entries, 1, 16, "decoded instructions buffered per warp");

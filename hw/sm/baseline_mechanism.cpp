@@ -1,9 +1,11 @@
+// make_mechanism (the one place that knows every mechanism) and the baseline.
 // Baseline: CTAs admitted while registers, scratchpad, threads, CTA slots and
 // warp slots last; every register lives in bank (reg + warp) % banks, as in
 // GPGPU-Sim; every warp may issue.
 #include <algorithm>
 
 #include "hw/common/error.hpp"
+#include "hw/sharing/jatala/jatala_mechanism.hpp"
 #include "hw/sm/mechanism.hpp"
 
 namespace smshare {
@@ -48,18 +50,40 @@ class OpenGate final : public WarpGate {
   bool may_issue(const WarpContext&, const WarpInstruction&, uint64_t) override { return true; }
 };
 
+bool is_jatala(const std::string& name) { return name == "regshare" || name == "spmshare"; }
+
 }  // namespace
 
+std::shared_ptr<KernelSharedState> make_kernel_shared_state(const std::string& name) {
+  return is_jatala(name) ? jatala::make_shared_state() : nullptr;
+}
+
+std::vector<std::string> mechanism_probe_names(const std::string& name, const SmSpec& sm) {
+  return is_jatala(name) ? jatala::probe_names(sm) : std::vector<std::string>{};
+}
+
 Mechanism make_mechanism(const std::string& name, const SmSpec& sm, const KernelResources& kernel,
-                         const std::string& origin) {
-  if (name == "baseline")
-    return {name, std::make_unique<BaselineAdmission>(sm, kernel, origin),
-            std::make_unique<BaselineRoute>(sm.register_banks), std::make_unique<OpenGate>()};
+                         const std::string& origin, const MechanismOptions& options, uint32_t sm_id,
+                         std::shared_ptr<KernelSharedState> shared) {
+  if (options.sharing_given && !is_jatala(name))
+    throw InputError("--sharing: mechanism '" + name +
+                     "' does not share resources; --sharing applies to regshare and spmshare");
+  if (name == "regshare" || name == "spmshare")
+    return jatala::make(name == "regshare" ? jatala::Resource::Registers : jatala::Resource::Scratchpad, sm, kernel,
+                        origin, options, sm_id, std::move(shared));
+  if (name == "baseline") {
+    Mechanism m;
+    m.name = name;
+    m.admission = std::make_unique<BaselineAdmission>(sm, kernel, origin);
+    m.route = std::make_unique<BaselineRoute>(sm.register_banks);
+    m.gate = std::make_unique<OpenGate>();
+    return m;
+  }
   std::string known;
   for (const auto& m : list_mechanisms()) known += (known.empty() ? "" : ", ") + m;
   throw InputError("--mechanism: unknown mechanism '" + name + "' (known: " + known + ")");
 }
 
-std::vector<std::string> list_mechanisms() { return {"baseline"}; }
+std::vector<std::string> list_mechanisms() { return {"baseline", "regshare", "spmshare"}; }
 
 }  // namespace smshare

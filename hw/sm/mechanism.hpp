@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "hw/common/activity.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/instruction.hpp"
 #include "hw/frontend/kernel.hpp"
@@ -31,6 +33,11 @@ struct CtaAllocation {
   uint32_t smem_bytes = 0;
   uint32_t threads = 0;
   uint32_t warps = 0;
+  // Role of the CTA for mechanisms that pair CTAs (Jatala): unshared, or
+  // member `member` (0/1) of shared pair `pair`.
+  bool shared = false;
+  uint32_t pair = 0;
+  uint8_t member = 0;
 };
 
 // May another CTA start on this SM, and with which resources.
@@ -70,18 +77,74 @@ class WarpGate {
   virtual uint8_t priority_class(const WarpContext&) const { return 1; }
 };
 
+// Events and time-based state a mechanism may need beyond the three
+// decisions above. Every method has a trivial default (the baseline's).
+class MechanismHooks {
+ public:
+  static constexpr uint64_t kNever = ~0ull;
+  virtual ~MechanismHooks() = default;
+  // A warp finished (retired): e.g. its register lock is released.
+  virtual void warp_finished(const WarpContext&) {}
+  // First cycle at which time-based state (dynamic warp execution's
+  // monitoring period) must be updated: the SM runs that cycle even when it
+  // could sleep through it. kNever: none.
+  virtual uint64_t next_wake() const { return kNever; }
+  // Called in the first cycle >= next_wake() the SM runs, with the SM's
+  // cumulative cycles in which nothing issued (stall + idle) before it.
+  virtual void at_wake(uint64_t /*cycle*/, uint64_t /*non_issue_cycles*/) {}
+  // True when, in `cycle`, the gate refused a warp for a reason that can
+  // change with time alone (a probability draw): the SM then retries the next
+  // cycle instead of sleeping, and such a wait is not a deadlock.
+  virtual bool waits_on_time(uint64_t /*cycle*/) const { return false; }
+  // Changes whenever WarpGate::priority_class may have changed for warps
+  // other than the one just refreshed (e.g. CTA ownership passed).
+  virtual uint64_t priority_epoch() const { return 0; }
+  // Activity of the structures the mechanism adds (keys: CACTI cfg names).
+  virtual void collect(ActivityCounters&) const {}
+  // Named counters for the report's "mechanism_stats" section (summed over SMs).
+  virtual void counters(std::vector<std::pair<std::string, uint64_t>>&) const {}
+  // Waveform values, in the order of mechanism_probe_names().
+  virtual void sample_probes(std::vector<int32_t>&) const {}
+};
+
+// State one kernel's mechanism instances share across SMs (e.g. SM0's stall
+// count for dynamic warp execution). Created once per kernel by the GPU.
+class KernelSharedState {
+ public:
+  virtual ~KernelSharedState() = default;
+};
+
 // A mechanism instance for one SM.
 struct Mechanism {
   std::string name;
   std::unique_ptr<CtaAdmission> admission;
   std::unique_ptr<RegisterRoute> route;
   std::unique_ptr<WarpGate> gate;
+  std::unique_ptr<MechanismHooks> hooks = std::make_unique<MechanismHooks>();
+  std::shared_ptr<KernelSharedState> shared_state;  // the kernel's GPU-wide state, if any
 };
 
-// Builds mechanism `name` for one SM running `kernel`. `origin` names the
-// input (kernel file) for errors such as a CTA that can never fit.
+// Settings of the mechanisms (CLI: --sharing, --set jatala.*).
+struct MechanismOptions {
+  bool sharing_given = false;          // --sharing was given
+  uint32_t sharing_percent = 90;       // Jatala P in percent (t = 1 - P); paper default 90 %
+  bool dynamic_warp_execution = false; // Jatala Sec. IV-C
+  bool deadlock_avoidance = true;      // Jatala Sec. III-A rule (off only to show the deadlock)
+  uint32_t dwe_period_cycles = 1000;
+  uint32_t dwe_step_percent = 10;
+};
+
+std::shared_ptr<KernelSharedState> make_kernel_shared_state(const std::string& name);
+
+// Builds mechanism `name` for SM `sm_id` running `kernel`. `origin` names the
+// input (kernel file) for errors such as a CTA that can never fit; `shared`
+// is the kernel's GPU-wide state (may be null: then each SM has its own).
 Mechanism make_mechanism(const std::string& name, const SmSpec& sm, const KernelResources& kernel,
-                         const std::string& origin);
+                         const std::string& origin, const MechanismOptions& options = {}, uint32_t sm_id = 0,
+                         std::shared_ptr<KernelSharedState> shared = nullptr);
+
+// Names of the mechanism's VCD probes per SM (empty for baseline).
+std::vector<std::string> mechanism_probe_names(const std::string& name, const SmSpec& sm);
 
 std::vector<std::string> list_mechanisms();
 

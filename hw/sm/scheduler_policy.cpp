@@ -52,8 +52,7 @@ class LrrPolicy final : public SchedulerPolicy {
 // slot when that warp is still valid (kNoSlot: no greedy warp). Ties are
 // broken by slot so the order is deterministic. The scratch vector is reused:
 // no allocation in steady state. GTO is (greedy = last issued, key = {age});
-// OWF would be one more small class: (greedy = kNoSlot or last issued,
-// key = {priority_class, age}).
+// OWF is (greedy = kNoSlot, key = {priority_class, age}).
 class KeyOrder {
  public:
   struct Key {
@@ -103,6 +102,24 @@ class GtoPolicy final : public SchedulerPolicy {
  private:
   KeyOrder sorter_;
   uint32_t last_ = kNoSlot;
+};
+
+// Owner Warp First (Jatala Sec. IV-A): warps by the mechanism's priority
+// class (shared owner, unshared, shared non-owner), oldest first within a
+// class. With every warp unshared it is oldest-first, which is why the paper
+// finds it comparable to GTO on Set-3.
+class OwfPolicy final : public SchedulerPolicy {
+ public:
+  std::string name() const override { return "owf"; }
+
+  void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) override {
+    sorter_.order(warps, kNoSlot, [](const WarpView& w) { return KeyOrder::Key{w.priority_class, w.age}; }, order);
+  }
+
+  void issued(uint32_t) override {}
+
+ private:
+  KeyOrder sorter_;
 };
 
 // Two-level (GPGPU-Sim's two_level_active, outer level FIFO, inner level LRR).
@@ -241,13 +258,14 @@ class TwoLevelPolicy final : public SchedulerPolicy {
 std::unique_ptr<SchedulerPolicy> make_scheduler_policy(const std::string& name, uint32_t active_set) {
   if (name == "lrr") return std::make_unique<LrrPolicy>();
   if (name == "gto") return std::make_unique<GtoPolicy>();
+  if (name == "owf") return std::make_unique<OwfPolicy>();
   if (name == "two-level") {
     if (active_set == 0)
       throw input_error("warp scheduler", "sm.two_level_active_warps", "must be at least 1 for the two-level policy");
     return std::make_unique<TwoLevelPolicy>(active_set);
   }
   throw input_error("warp scheduler", "sm.scheduler",
-                    "unknown policy '" + name + "'; allowed: lrr, gto, two-level");
+                    "unknown policy '" + name + "'; allowed: lrr, gto, two-level, owf");
 }
 
 }  // namespace smshare

@@ -32,7 +32,7 @@ class SchedulerPolicy {
   virtual void issued(uint32_t slot) = 0;
 };
 
-// "lrr", "gto", "two-level"; throws InputError on anything else.
+// "lrr", "gto", "two-level", "owf"; throws InputError on anything else.
 // `active_set` is the two-level policy's active warps per scheduler.
 std::unique_ptr<SchedulerPolicy> make_scheduler_policy(const std::string& name, uint32_t active_set);
 

@@ -118,6 +118,8 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   kernel_ = &kernel;
   mechanism_ = std::move(mechanism);
   dispatcher_ = &dispatcher;
+  hook_wake_ = mechanism_.hooks->next_wake();
+  priority_epoch_ = mechanism_.hooks->priority_epoch();
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
 }
 
@@ -194,11 +196,20 @@ uint64_t SmCore::tick(uint64_t cycle) {
 
   const bool had_warps = resident_warps_ > 0;
   counts_as_active_ = had_warps;
+  if (cycle >= hook_wake_) {
+    mechanism_.hooks->at_wake(cycle, stats_.stall_cycles + stats_.idle_cycles);
+    hook_wake_ = mechanism_.hooks->next_wake();
+  }
   open_barriers();
   writeback();
   ldst_step();
   dispatch();
   read_operands();
+  if (mechanism_.hooks->priority_epoch() != priority_epoch_) {
+    // The mechanism reassigned priority classes (e.g. CTA ownership passed).
+    priority_epoch_ = mechanism_.hooks->priority_epoch();
+    for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
+  }
   issue();
   fetch();
 
@@ -212,16 +223,20 @@ uint64_t SmCore::tick(uint64_t cycle) {
   }
   probes_.resident_ctas = resident_ctas_;
   probes_.active_warps = resident_warps_;
+  if (!probes_.mechanism.empty()) mechanism_.hooks->sample_probes(probes_.mechanism);
 
   if (resident_warps_ == 0 && completions_.empty() && !ldst_.busy) return kNever;
   if (progress_ || cycle_by_cycle_) return cycle + 1;
   if (!completions_.empty()) note_wake(completions_.top().cycle);
-  if (wake_hint_ == kNever) {
+  const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
+  if (wake_hint_ == kNever && !time_wait) {
     // Warps are resident, nothing moved, and nothing is due: no future
     // event can change that (e.g. a barrier or lock that can never open).
     deadlocked_ = true;
     return kNever;
   }
+  if (time_wait) note_wake(cycle + 1);  // a probability draw may differ next cycle
+  note_wake(hook_wake_);                // the mechanism's time-based state updates on time
   return wake_hint_;
 }
 
@@ -609,6 +624,7 @@ void SmCore::maybe_retire(uint32_t warp) {
   w.valid = false;
   refresh(warp);
   --resident_warps_;
+  mechanism_.hooks->warp_finished(w.ctx);
   Cta& cta = ctas_[w.ctx.cta_slot];
   if (--cta.live_warps == 0) retire_cta(w.ctx.cta_slot);
 }
@@ -642,6 +658,7 @@ void SmCore::collect(ActivityCounters& out) const {
   l1.reads += stats_.l1_hits + stats_.l1_misses;
   l1.writes += stats_.l1_fills;
   l1.instances = 1;
+  mechanism_.hooks->collect(out);
 }
 
 }  // namespace smshare

@@ -87,6 +87,7 @@ struct SmProbes {
   uint32_t schedulable_warps = 0;
   uint32_t resident_ctas = 0;
   uint32_t pending_loads = 0;
+  std::vector<int32_t> mechanism;  // the mechanism's probes (mechanism_probe_names), sized before tracing
 };
 
 class SmCore {
@@ -119,6 +120,8 @@ class SmCore {
 
   // With tracing on, tick() never skips cycles, so waveforms show every cycle.
   void set_cycle_by_cycle(bool on) { cycle_by_cycle_ = on; }
+  // Sizes the mechanism probe vector (before sc_trace takes its elements' addresses).
+  void enable_mechanism_probes(size_t n) { probes_.mechanism.assign(n, 0); }
 
  private:
   enum class Unit : uint8_t { Sp, Sfu, Mem };
@@ -209,6 +212,8 @@ class SmCore {
   bool progress_ = false;
   bool counts_as_active_ = false;  // the cycle began with resident warps
   uint64_t wake_hint_ = kNever;
+  uint64_t hook_wake_ = kNever;        // mechanism_.hooks->next_wake()
+  uint64_t priority_epoch_ = 0;        // mechanism_.hooks->priority_epoch() the views reflect
   StallReason last_reason_ = StallReason::NoWarp;
   bool cycle_by_cycle_ = false;
   bool deadlocked_ = false;

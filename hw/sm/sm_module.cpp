@@ -19,7 +19,8 @@ SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& 
   SC_METHOD(clock_method);  // runs at time 0, then re-arms itself with next_trigger
 }
 
-void SmModule::trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_queue_depth) {
+void SmModule::trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_queue_depth,
+                     const std::vector<std::string>& mechanism_probes) {
   const std::string p = std::string(name()) + ".";
   const SmProbes& probes = core_->probes();
   sc_core::sc_trace(tf, probes.issued_warp, p + "issued_warp");
@@ -30,6 +31,9 @@ void SmModule::trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_
   sc_core::sc_trace(tf, probes.resident_ctas, p + "resident_ctas");
   sc_core::sc_trace(tf, probes.pending_loads, p + "pending_loads");
   sc_core::sc_trace(tf, dram_queue_probe_, p + "dram_queue_depth");
+  core_->enable_mechanism_probes(mechanism_probes.size());
+  for (size_t i = 0; i < mechanism_probes.size(); ++i)
+    sc_core::sc_trace(tf, core_->probes().mechanism[i], p + mechanism_probes[i]);
   dram_queue_depth_ = std::move(dram_queue_depth);
   core_->set_cycle_by_cycle(true);
 }

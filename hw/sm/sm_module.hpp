@@ -10,6 +10,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "hw/sm/sm_core.hpp"
 
@@ -26,7 +28,9 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
 
   // Registers this SM's probes on `tf` and ticks every cycle from then on.
   // `dram_queue_depth` samples the memory system's queue for the waveform.
-  void trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_queue_depth);
+  // `mechanism_probes` names the mechanism's probes (mechanism_probe_names).
+  void trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_queue_depth,
+             const std::vector<std::string>& mechanism_probes = {});
 
   // Called when the SM has run out of work (or deadlocked); it then sleeps
   // until wake() (a new kernel) in a later delta cycle or time step.

@@ -5,12 +5,18 @@
 namespace smshare {
 
 GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
-                     const std::string& mechanism, const std::string& kernel_origin)
-    : sc_module(name), spec_(spec), mechanism_(mechanism), kernel_origin_(kernel_origin) {
+                     const std::string& mechanism, const std::string& kernel_origin,
+                     const MechanismOptions& mechanism_options)
+    : sc_module(name),
+      spec_(spec),
+      mechanism_(mechanism),
+      kernel_origin_(kernel_origin),
+      mechanism_options_(mechanism_options) {
   for (KernelSource* k : kernels) {
     KernelRecord rec;
     rec.kernel = k;
-    rec.occupancy = make_mechanism(mechanism, spec.sm, k->resources(), kernel_origin).admission->occupancy();
+    rec.occupancy = make_mechanism(mechanism, spec.sm, k->resources(), kernel_origin, mechanism_options)
+                        .admission->occupancy();
     records_.push_back(rec);
     dispatchers_.push_back(std::make_unique<CtaDispatcher>(k->resources().grid_ctas));
   }
@@ -55,9 +61,13 @@ void GpuModule::launch(size_t k) {
   rec.start_cycle = now_cycle();
   rec.warp_instructions = total_warp_instructions();  // subtracted at the end
   rec.ctas_completed = total_ctas_completed();
-  for (auto& sm : sms_)
-    sm->core().begin_kernel(*rec.kernel, make_mechanism(mechanism_, spec_.sm, rec.kernel->resources(), kernel_origin_),
-                            *dispatchers_[k]);
+  // One GPU-wide state per kernel, shared by every SM's mechanism instance.
+  std::shared_ptr<KernelSharedState> shared = make_kernel_shared_state(mechanism_);
+  for (uint32_t i = 0; i < sms_.size(); ++i)
+    sms_[i]->core().begin_kernel(*rec.kernel,
+                                 make_mechanism(mechanism_, spec_.sm, rec.kernel->resources(), kernel_origin_,
+                                                mechanism_options_, i, shared),
+                                 *dispatchers_[k]);
   for (bool any = true; any;) {
     any = false;
     for (auto& sm : sms_) any |= sm->core().launch_one_cta(rec.start_cycle);
@@ -81,7 +91,9 @@ void GpuModule::sm_finished(uint32_t) {
 
 void GpuModule::trace(sc_core::sc_trace_file* tf) {
   const MemorySystem* mem = memory_.get();
-  for (auto& sm : sms_) sm->trace(tf, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); });
+  const std::vector<std::string> names = mechanism_probe_names(mechanism_, spec_.sm);
+  for (auto& sm : sms_)
+    sm->trace(tf, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); }, names);
 }
 
 }  // namespace smshare

@@ -21,15 +21,17 @@ namespace {
 using namespace smshare;
 
 const char* kUsage = R"(usage:
-  smshare run --config C (--kernel K | --trace DIR/kernelslist.g) [--mechanism M]
-              [--scheduler lrr|gto|two-level] [--set key=value ...] [--seed N]
+  smshare run --config C (--kernel K | --trace DIR/kernelslist.g) [--mechanism M] [--sharing P]
+              [--scheduler lrr|gto|two-level|owf] [--set key=value ...] [--seed N]
               [--ctas N] [--threads-per-cta N] [--regs-per-thread N] [--smem-per-cta BYTES]
               [--report out.json] [--vcd out.vcd] [--log-level trace|debug|info|warn|error|off]
-  smshare occupancy --config C --kernel K [--mechanism M] [--json] [--set ...] [what-if flags]
+  smshare occupancy --config C --kernel K [--mechanism M] [--sharing P] [--json] [--set ...] [what-if flags]
   smshare area --config C --mechanism M [--json] [--set power.node=40nm|32nm]
+  smshare hw-cost --config C --mechanism regshare|spmshare [--json]
   smshare list configs|kernels|mechanisms
   smshare help
 C and K are names (smshare list configs|kernels) or paths to YAML files.
+P (regshare, spmshare): shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9).
 )";
 
 struct UsageError : std::runtime_error {
@@ -69,6 +71,7 @@ Args parse(int argc, char** argv) {
     else if (flag == "--trace") a.req.trace = value();
     else if (flag == "--mechanism") a.req.mechanism = value();
     else if (flag == "--scheduler") a.req.scheduler = value();
+    else if (flag == "--sharing") a.req.sharing = value();
     else if (flag == "--set") a.req.overrides.push_back(value());
     else if (flag == "--seed") a.req.seed = static_cast<uint64_t>(parse_count(flag, value()));
     else if (flag == "--ctas") a.req.resources.grid_ctas = parse_count(flag, value());
@@ -161,6 +164,26 @@ int area(const Args& a) {
   return 0;
 }
 
+int hw_cost(const Args& a) {
+  if (!a.positional.empty()) throw UsageError("hw-cost: unexpected argument '" + a.positional[0] + "'");
+  nlohmann::json r = hw_cost_report(a.req);
+  if (a.json) {
+    std::cout << r.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s on %s (%s):\n", r["mechanism"].get<std::string>().c_str(), r["config"].get<std::string>().c_str(),
+              r["source"].get<std::string>().c_str());
+  for (const auto& s : r["structures"])
+    std::printf("  %-24s %8llu bits x %u per SM   (%s)\n", s["name"].get<std::string>().c_str(),
+                static_cast<unsigned long long>(s["bits"].get<uint64_t>()), s["instances_per_sm"].get<unsigned>(),
+                s["cacti_cfg"].get<std::string>().c_str());
+  std::printf("  %-24s %8llu bits per SM, %llu bits for %u SMs; %s\n", "total",
+              static_cast<unsigned long long>(r["bits_per_sm"].get<uint64_t>()),
+              static_cast<unsigned long long>(r["bits_gpu"].get<uint64_t>()), r["num_sms"].get<unsigned>(),
+              r["formula"].get<std::string>().c_str());
+  return 0;
+}
+
 int occupancy(const Args& a) {
   nlohmann::json result = occupancy_report(a.req);
   if (a.json) {
@@ -196,6 +219,7 @@ int sc_main(int argc, char** argv) {
     if (a.command == "occupancy") return occupancy(a);
     if (a.command == "list") return list(a);
     if (a.command == "area") return area(a);
+    if (a.command == "hw-cost") return hw_cost(a);
     if (a.command == "help" || a.command == "--help" || a.command == "-h") {
       std::cout << kUsage;
       return 0;

@@ -54,6 +54,7 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
   json per_sm = json::array();
   json deadlocks = json::array();
   ActivityCounters activity;
+  std::vector<std::pair<std::string, uint64_t>> mechanism_counters;  // summed over SMs, in first-seen order
   for (const auto& sm_module : gpu.sms()) {
     const SmCore& sm = sm_module->core();
     const SmStats& s = sm.stats();
@@ -87,13 +88,22 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
     total.global_transactions += s.global_transactions;
     total.barriers += s.barriers;
     sm.collect(activity);
+    std::vector<std::pair<std::string, uint64_t>> c;
+    if (sm.mechanism().hooks) sm.mechanism().hooks->counters(c);
+    for (const auto& [name, v] : c) {
+      auto it = std::find_if(mechanism_counters.begin(), mechanism_counters.end(),
+                             [&](const auto& e) { return e.first == name; });
+      if (it == mechanism_counters.end()) mechanism_counters.push_back({name, v});
+      else it->second += v;
+    }
     per_sm.push_back({{"warp_instructions", s.warp_instructions},
                       {"active_cycles", s.active_cycles},
                       {"ctas_completed", s.ctas_completed},
                       {"max_resident_ctas", s.max_resident_ctas}});
   }
-  for (auto* key : {"register_file_bank", "scratchpad_bank", "l1d"})
-    if (activity.count(key)) activity[key].instances *= spec.num_sms;
+  // Everything collected so far is per SM (baseline arrays and the
+  // mechanism's structures): the GPU has num_sms copies.
+  for (auto& [key, a] : activity) a.instances *= spec.num_sms;
   gpu.memory().collect(activity);
 
   const auto& records = gpu.kernels();
@@ -181,6 +191,9 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
       {"barriers", total.barriers},
       {"memory", gpu.memory().stats_json()}};
   report["activity"] = activity_json;
+  json mech_stats = json::object();
+  for (const auto& [name, v] : mechanism_counters) mech_stats[name] = v;
+  report["mechanism_stats"] = mech_stats;
   EnergyOptions energy_options;
   energy_options.node = id.power_node;
   energy_options.mechanism = id.mechanism;

@@ -14,6 +14,8 @@
 #include "hw/frontend/profile_kernel.hpp"
 #include "hw/frontend/trace_kernel.hpp"
 #include "hw/power/power_model.hpp"
+#include "hw/power/structure_sizes.hpp"
+#include "hw/sharing/jatala/jatala_occupancy.hpp"
 #include "hw/sm/mechanism.hpp"
 #include "hw/top/gpu_module.hpp"
 #include "hw/top/report.hpp"
@@ -27,6 +29,7 @@ struct PreparedRun {
   std::string kernel_origin;
   uint64_t seed = 0;
   std::string power_node;
+  MechanismOptions mechanism_options;
 };
 
 namespace {
@@ -37,20 +40,24 @@ struct RunSettings {
   bool reorder_registers = false;
   std::string unknown_opcode = "error";
   std::string power_node = "40nm";
+  MechanismOptions mechanism;
 };
 
 bool is_run_setting(const std::string& assignment) {
-  return assignment.rfind("frontend.", 0) == 0 || assignment.rfind("power.", 0) == 0;
+  return assignment.rfind("frontend.", 0) == 0 || assignment.rfind("power.", 0) == 0 ||
+         assignment.rfind("jatala.", 0) == 0;
 }
+
+bool is_jatala(const std::string& mechanism) { return mechanism == "regshare" || mechanism == "spmshare"; }
 
 PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   PreparedRun run;
   std::vector<std::string> gpu_overrides, run_overrides;
   for (const auto& o : req.overrides) (is_run_setting(o) ? run_overrides : gpu_overrides).push_back(o);
   if (!req.scheduler.empty()) {
-    const std::vector<std::string> allowed = {"lrr", "gto", "two-level"};
+    const std::vector<std::string> allowed = {"lrr", "gto", "two-level", "owf"};
     if (std::find(allowed.begin(), allowed.end(), req.scheduler) == allowed.end())
-      throw InputError("--scheduler: '" + req.scheduler + "' is not one of: lrr, gto, two-level");
+      throw InputError("--scheduler: '" + req.scheduler + "' is not one of: lrr, gto, two-level, owf");
     gpu_overrides.push_back("sm.scheduler=" + req.scheduler);
   }
   run.spec = load_gpu_config(req.config, gpu_overrides, &run.effective);
@@ -62,9 +69,32 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
                    "what a trace opcode missing from the opcode table becomes");
   table.add_choice("power.node", &settings.power_node, {"40nm", "32nm"},
                    "technology node of the CACTI results that price energy and area");
+  MechanismOptions& m = settings.mechanism;
+  table.add_bool("jatala.dynamic_warp_execution", &m.dynamic_warp_execution,
+                 "Jatala Sec. IV-C: SM0-referenced throttling of non-owner memory instructions");
+  table.add_bool("jatala.deadlock_avoidance", &m.deadlock_avoidance,
+                 "Jatala Sec. III-A lock rule (false only to demonstrate the Fig. 5 deadlock)");
+  table.add_uint("jatala.dwe_period_cycles", &m.dwe_period_cycles, 1, 1000000,
+                 "dynamic warp execution monitoring period (paper: 1000)");
+  table.add_uint("jatala.dwe_step_percent", &m.dwe_step_percent, 1, 100,
+                 "dynamic warp execution probability step in percent (paper: p = 0.1)");
   table.apply_overrides(run_overrides);
-  for (auto& kv : table.effective()) run.effective.push_back(kv);
+  bool jatala_keys = false;
+  for (const auto& o : run_overrides) jatala_keys |= o.rfind("jatala.", 0) == 0;
+  if (jatala_keys && !is_jatala(req.mechanism))
+    throw InputError("--set jatala.*: applies to --mechanism regshare or spmshare, not '" + req.mechanism + "'");
+  if (!req.sharing.empty()) {
+    m.sharing_given = true;
+    m.sharing_percent = jatala::parse_sharing_percent(req.sharing);
+    if (!is_jatala(req.mechanism))
+      throw InputError("--sharing: mechanism '" + req.mechanism +
+                       "' does not share resources; --sharing applies to regshare and spmshare");
+  }
+  for (auto& kv : table.effective())
+    if (kv.first.rfind("jatala.", 0) != 0 || is_jatala(req.mechanism)) run.effective.push_back(kv);
+  if (is_jatala(req.mechanism)) run.effective.push_back({"jatala.sharing", std::to_string(m.sharing_percent) + "%"});
   run.power_node = settings.power_node;
+  run.mechanism_options = m;
   return run;
 }
 
@@ -110,8 +140,11 @@ nlohmann::json occupancy_report(const RunRequest& req) {
   PreparedRun run = prepare(req);
   nlohmann::json all = nlohmann::json::array();
   for (const auto& k : run.kernels) {
-    Mechanism m = make_mechanism(req.mechanism, run.spec.sm, k->resources(), run.kernel_origin);
-    all.push_back(occupancy_json(m.admission->occupancy(), run.spec, *k, req.mechanism));
+    Mechanism m = make_mechanism(req.mechanism, run.spec.sm, k->resources(), run.kernel_origin, run.mechanism_options);
+    nlohmann::json j = occupancy_json(m.admission->occupancy(), run.spec, *k, req.mechanism);
+    if (run.mechanism_options.sharing_given || is_jatala(req.mechanism))
+      j["sharing_percent"] = run.mechanism_options.sharing_percent;
+    all.push_back(j);
   }
   if (all.size() == 1) return all[0];
   return {{"config", run.spec.name}, {"trace", run.kernel_origin}, {"kernels", all}};
@@ -132,7 +165,7 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   }
   for (const auto& [k, v] : options.effective) spdlog::debug("  {} = {}", k, v);
 
-  GpuModule gpu("gpu", spec, kernels, options.mechanism, options.kernel_origin);
+  GpuModule gpu("gpu", spec, kernels, options.mechanism, options.kernel_origin, options.mechanism_options);
   sc_core::sc_trace_file* tf = nullptr;
   if (!options.vcd_path.empty()) {
     // SystemC writes <base>.vcd: accept the path with or without the suffix.
@@ -160,6 +193,7 @@ nlohmann::json run_simulation(const RunRequest& req) {
   PreparedRun run = prepare(req);
   SimulateOptions options;
   options.mechanism = req.mechanism;
+  options.mechanism_options = run.mechanism_options;
   options.kernel_origin = run.kernel_origin;
   options.seed = run.seed;
   options.vcd_path = req.vcd_path;
@@ -168,6 +202,35 @@ nlohmann::json run_simulation(const RunRequest& req) {
   std::vector<KernelSource*> kernels;
   for (const auto& k : run.kernels) kernels.push_back(k.get());
   return simulate(run.spec, kernels, options);
+}
+
+nlohmann::json hw_cost_report(const RunRequest& req) {
+  RunSettings settings;
+  PreparedRun run = prepare_spec(req, settings);
+  if (!is_jatala(req.mechanism))
+    throw InputError("hw-cost --mechanism: '" + req.mechanism + "' has no Sec. V storage formula (allowed: regshare, spmshare)");
+  const uint64_t W = run.spec.sm.max_warps, T = run.spec.sm.max_ctas, N = run.spec.num_sms;
+  nlohmann::json structures = nlohmann::json::array();
+  uint64_t per_sm = 0;
+  for (const auto& s : added_structures(run.spec, req.mechanism)) {
+    structures.push_back({{"name", s.name}, {"cacti_cfg", "cacti-params/" + run.power_node + "/" + s.cfg + ".cfg"},
+                          {"bits", s.bits}, {"instances_per_sm", s.per_sm}, {"source", s.paper}});
+    per_sm += s.bits * s.per_sm;
+  }
+  const bool regs = req.mechanism == "regshare";
+  const std::string formula = regs ? "(1 + T ceil(log2(T+1)) + 2W + floor(W/2) ceil(log2 W)) x N"
+                                   : "(1 + T ceil(log2(T+1)) + W + floor(T/2) ceil(log2 T)) x N";
+  return {{"config", run.spec.name},
+          {"mechanism", req.mechanism},
+          {"source", "Jatala et al. 2016, Sec. V"},
+          {"formula", formula},
+          {"warps_per_sm", W},
+          {"ctas_per_sm", T},
+          {"num_sms", N},
+          {"bits_per_sm", per_sm},
+          {"bits_gpu", per_sm * N},
+          {"comparators_per_sm", 2},
+          {"structures", structures}};
 }
 
 nlohmann::json strip_host_fields(nlohmann::json report) {

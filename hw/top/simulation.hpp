@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/frontend/kernel.hpp"
+#include "hw/sm/mechanism.hpp"
 
 namespace smshare {
 
@@ -18,6 +19,7 @@ struct RunRequest {
   std::string kernel;                       // name under configs/kernels or a path; empty: synthetic
   std::string trace;                        // Accel-Sim kernelslist.g (instead of kernel)
   std::string mechanism = "baseline";
+  std::string sharing;                      // --sharing P (Jatala); empty: not given
   std::string scheduler;                    // empty: the config's sm.scheduler
   std::vector<std::string> overrides;       // --set key=value (gpu and frontend keys)
   ResourceOverrides resources;              // --ctas, --threads-per-cta, ...
@@ -32,6 +34,7 @@ class KernelSource;
 // scripted kernels; run_simulation() with profiles and traces).
 struct SimulateOptions {
   std::string mechanism = "baseline";
+  MechanismOptions mechanism_options;       // --sharing, --set jatala.*
   std::string kernel_origin = "<kernel>";   // named in errors and in the report
   uint64_t seed = 0;
   std::string vcd_path;
@@ -52,6 +55,9 @@ nlohmann::json occupancy_report(const RunRequest& request);
 
 // Area of the structures `request.mechanism` adds (for `smshare area`).
 nlohmann::json area_report_for(const RunRequest& request);
+
+// Storage the mechanism adds (Jatala Sec. V), per SM and for the GPU (for `smshare hw-cost`).
+nlohmann::json hw_cost_report(const RunRequest& request);
 
 // The report without host-dependent fields, for determinism checks.
 nlohmann::json strip_host_fields(nlohmann::json report);

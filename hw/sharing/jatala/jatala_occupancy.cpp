@@ -1,0 +1,63 @@
+#include "hw/sharing/jatala/jatala_occupancy.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "hw/common/error.hpp"
+
+namespace smshare::jatala {
+
+uint32_t parse_sharing_percent(const std::string& text) {
+  auto bad = [&]() {
+    return InputError("--sharing: '" + text +
+                      "' is not a sharing fraction in [0, 0.9] in steps of 0.1 (0, 0.1, ..., 0.9; "
+                      "P = 1 - t of Jatala et al.)");
+  };
+  // Digits before the point, digits after: exact, no floating point.
+  size_t i = 0;
+  uint64_t whole = 0;
+  bool any = false;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    whole = whole * 10 + static_cast<uint64_t>(text[i++] - '0');
+    if (whole > 100) throw bad();
+    any = true;
+  }
+  uint64_t hundredths = 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    for (int d = 0; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++d, ++i) {
+      any = true;
+      const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
+      if (d == 0) hundredths += 10 * digit;
+      else if (d == 1) hundredths += digit;
+      else if (digit != 0) throw bad();
+    }
+  }
+  if (!any || i != text.size()) throw bad();
+  const uint64_t percent = whole * 100 + hundredths;
+  if (percent > 90 || percent % 10 != 0) throw bad();
+  return static_cast<uint32_t>(percent);
+}
+
+uint64_t private_units(uint64_t units, uint32_t percent) { return units * (100 - percent) / 100; }
+
+CtaSplit split_ctas(uint64_t R, uint64_t Rtb, uint32_t percent, uint32_t cap) {
+  CtaSplit s;
+  if (Rtb == 0) {
+    s.base = s.by_sharing = s.ctas = s.unshared = cap;
+    return s;
+  }
+  const uint64_t base = R / Rtb;
+  // Eq. (4): M = floor(R/Rtb) + floor((R mod Rtb) / (t Rtb)), t = (100 - P)/100:
+  // (R mod Rtb) / (t Rtb) = 100 (R mod Rtb) / ((100 - P) Rtb).
+  const uint64_t extra = (R % Rtb) * 100 / ((100 - uint64_t{percent}) * Rtb);
+  const uint64_t m = std::min(base + extra, 2 * base);
+  s.base = static_cast<uint32_t>(std::min<uint64_t>(base, UINT32_MAX));
+  s.by_sharing = static_cast<uint32_t>(std::min<uint64_t>(m, UINT32_MAX));
+  s.ctas = std::min(s.by_sharing, cap);
+  s.shared_pairs = s.ctas > s.base ? s.ctas - s.base : 0;
+  s.unshared = s.ctas - 2 * s.shared_pairs;
+  return s;
+}
+
+}  // namespace smshare::jatala
