@@ -97,6 +97,7 @@ class JatalaSm {
         spm_locks_(split_.shared_pairs),
         owner_(split_.shared_pairs, -1),
         waiting_(sm.max_warps, 0),
+        waiting_since_(sm.max_warps, 0),
         rng_(0x9E3779B97F4A7C15ull * (sm_id + 1)) {
     if (opt.dynamic_warp_execution)
       dwe_ = std::make_unique<DynamicWarpExecution>(sm_id == 0, opt.dwe_period_cycles, opt.dwe_step_percent,
@@ -162,14 +163,13 @@ class JatalaSm {
       const LockResult r = resource_ == Resource::Registers ? reg_locks_.acquire(s.pair, s.member, w.warp_in_cta)
                                                             : spm_locks_.acquire(s.pair, s.member);
       if (r == LockResult::Busy || r == LockResult::Refused) {
-        ++lock_waits_;
-        if (r == LockResult::Refused) ++rule_refusals_;
-        set_waiting(w.slot, true);
+        if (!waiting_[w.slot] && r == LockResult::Refused) ++rule_refusals_;
+        set_waiting(w.slot, true, cycle);
         return false;
       }
       if (r == LockResult::Granted) update_owner(s.pair);
     }
-    set_waiting(w.slot, false);
+    set_waiting(w.slot, false, cycle);
     return true;
   }
   uint8_t priority_class(const WarpContext& w) const {
@@ -181,7 +181,7 @@ class JatalaSm {
 
   // --- hooks
   void warp_finished(const WarpContext& w) {
-    set_waiting(w.slot, false);
+    set_waiting(w.slot, false, 0);
     const Seat& s = table_.seat(w.cta_slot);
     if (!s.shared || resource_ != Resource::Registers) return;
     reg_locks_.release(s.pair, s.member, w.warp_in_cta);
@@ -197,7 +197,8 @@ class JatalaSm {
   void collect(ActivityCounters& out) const {
     const bool regs = resource_ == Resource::Registers;
     auto& lock = out[regs ? "lock_array_register" : "lock_array_scratchpad"];
-    lock.reads += regs ? reg_locks_.reads() : spm_locks_.reads();
+    // Usable lookups, plus one lookup per cycle a refused warp busy-waits.
+    lock.reads += (regs ? reg_locks_.reads() : spm_locks_.reads()) + lock_wait_cycles_;
     lock.writes += regs ? reg_locks_.writes() : spm_locks_.writes();
     lock.instances = 1;  // per SM; the report multiplies by SMs
     // The partner id table and owner bits are written when CTAs are seated
@@ -216,7 +217,8 @@ class JatalaSm {
     c.push_back({"unshared_ctas_launched", ctas_unshared_});
     c.push_back({"shared_ctas_launched", ctas_shared_});
     c.push_back({"lock_acquisitions", regs ? reg_locks_.acquisitions() : spm_locks_.acquisitions()});
-    c.push_back({"lock_wait_refusals", lock_waits_});
+    c.push_back({"lock_waits", lock_waits_});
+    c.push_back({"lock_wait_cycles", lock_wait_cycles_});
     c.push_back({"deadlock_rule_refusals", rule_refusals_});
     c.push_back({"ownership_transfers", ownership_transfers_});
     c.push_back({"dwe_refusals", dwe_refusals_});
@@ -266,11 +268,19 @@ class JatalaSm {
       ++owner_changes_;
     }
   }
-  void set_waiting(uint32_t slot, bool on) {
+  // A warp refused by a lock busy-waits (Fig. 3: retry in another cycle)
+  // from the cycle of its first refusal to the cycle it gets the lock.
+  void set_waiting(uint32_t slot, bool on, uint64_t cycle) {
     if (waiting_[slot] == on) return;
     waiting_[slot] = on;
-    if (on) ++waiting_count_;
-    else --waiting_count_;
+    if (on) {
+      ++waiting_count_;
+      ++lock_waits_;
+      waiting_since_[slot] = cycle;
+    } else {
+      --waiting_count_;
+      if (cycle > waiting_since_[slot]) lock_wait_cycles_ += cycle - waiting_since_[slot];
+    }
   }
   uint64_t next_random() {  // splitmix64: deterministic per SM
     uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
@@ -278,7 +288,9 @@ class JatalaSm {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  uint64_t lock_decisions() const { return lock_waits_ + (resource_ == Resource::Registers ? reg_locks_.acquisitions() : spm_locks_.acquisitions()); }
+  uint64_t lock_decisions() const {
+    return lock_waits_ + (resource_ == Resource::Registers ? reg_locks_.acquisitions() : spm_locks_.acquisitions());
+  }
 
   Resource resource_;
   uint32_t banks_;
@@ -293,6 +305,7 @@ class JatalaSm {
   ScratchpadLockArray spm_locks_;
   std::vector<int> owner_;
   std::vector<uint8_t> waiting_;
+  std::vector<uint64_t> waiting_since_;
   uint32_t waiting_count_ = 0;
   DweReference own_reference_;
   std::unique_ptr<DynamicWarpExecution> dwe_;
@@ -301,7 +314,7 @@ class JatalaSm {
   uint32_t regs_allocated_ = 0, smem_allocated_ = 0;
   uint64_t epoch_ = 0, owner_changes_ = 0;
   uint64_t ctas_shared_ = 0, ctas_unshared_ = 0, lock_waits_ = 0, rule_refusals_ = 0, ownership_transfers_ = 0,
-           dwe_refusals_ = 0;
+           dwe_refusals_ = 0, lock_wait_cycles_ = 0;
 };
 
 class Admission final : public CtaAdmission {

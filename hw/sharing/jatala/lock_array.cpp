@@ -9,11 +9,11 @@ RegisterLockArray::RegisterLockArray(uint32_t pairs, uint32_t warps_per_cta, boo
       held_(size_t{pairs} * 2, 0) {}
 
 LockResult RegisterLockArray::acquire(uint32_t pair, uint8_t member, uint32_t warp) {
-  ++reads_;
   int8_t& lock = locks_[index(pair, warp)];
+  if (lock >= 0 && lock != member) return LockResult::Busy;
+  if (lock < 0 && rule_ && held_[pair * 2 + (1 - member)] > 0) return LockResult::Refused;
+  ++reads_;
   if (lock == member) return LockResult::Held;
-  if (lock >= 0) return LockResult::Busy;
-  if (rule_ && held_[pair * 2 + (1 - member)] > 0) return LockResult::Refused;
   lock = static_cast<int8_t>(member);
   ++held_[pair * 2 + member];
   ++writes_;
@@ -35,10 +35,10 @@ void RegisterLockArray::release(uint32_t pair, uint8_t member, uint32_t warp) {
 }
 
 LockResult ScratchpadLockArray::acquire(uint32_t pair, uint8_t member) {
-  ++reads_;
   int8_t& lock = locks_[pair];
+  if (lock >= 0 && lock != member) return LockResult::Busy;
+  ++reads_;
   if (lock == member) return LockResult::Held;
-  if (lock >= 0) return LockResult::Busy;
   lock = static_cast<int8_t>(member);
   ++writes_;
   ++acquisitions_;

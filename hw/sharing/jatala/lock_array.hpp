@@ -5,7 +5,10 @@
 // while no warp of the partner CTA holds one (partner warps that acquired
 // and finished no longer count). Scratchpad sharing: one lock per CTA pair,
 // released when the holding CTA finishes (Fig. 4). Both count their
-// accesses for the power model (lookups = reads, acquire/release = writes).
+// accesses for the power model: reads = lookups that found the lock usable
+// (held, or free and taken), writes = acquisitions and releases. A refused
+// attempt is a busy-wait the caller counts per waiting cycle, so the count
+// does not depend on how often a sleeping SM happens to poll.
 #pragma once
 
 #include <cstddef>
