@@ -646,6 +646,62 @@ def _(ctx):
     check(os.listdir(work) == [], f"a run without --vcd wrote files: {os.listdir(work)}")
 
 
+# --- Jatala register / scratchpad sharing (regshare, spmshare)
+
+@case("jatala_bad_sharing")
+def _(ctx):
+    occ = ("occupancy", "--config", "jatala-fermi", "--kernel", "hotspot")
+    for bad in ("1.0", "0.95", "-0.1", "abc", "0.05", "90"):
+        bad_input(ctx, occ + ("--mechanism", "regshare", "--sharing", bad), 1, "--sharing", "[0, 0.9]", repr(bad))
+    bad_input(ctx, occ + ("--sharing", "0.5"), 1, "--sharing", "baseline", "regshare and spmshare")
+    bad_input(ctx, SMALL + ("--ctas", "1", "--set", "jatala.dynamic_warp_execution=true"), 1, "jatala.",
+              "regshare or spmshare")
+    bad_input(ctx, ("hw-cost", "--config", "jatala-fermi", "--mechanism", "baseline"), 1, "hw-cost", "regshare")
+    bad_input(ctx, SMALL + ("--scheduler", "owner-first"), 1, "--scheduler", "owf")
+
+
+@case("jatala_occupancy_and_hw_cost")
+def _(ctx):
+    res = ctx.run("list", "mechanisms")
+    check({"regshare", "spmshare"} <= set(res.out.split()), f"list mechanisms: {res.out}")
+    for kernel, mech, sharing, want in (("hotspot", "regshare", "0.5", 4), ("lib", "regshare", "0.9", 8),
+                                        ("nw1", "spmshare", "0.5", 8), ("lavamd", "spmshare", "0.9", 4),
+                                        ("lavamd", "spmshare", "0", 2)):
+        res = ctx.run("occupancy", "--config", "jatala-fermi", "--kernel", kernel, "--mechanism", mech,
+                      "--sharing", sharing, "--json")
+        expect_rc(res, 0)
+        got = res.json()["resident_ctas_per_sm"]
+        check(got == want, f"{kernel} {mech} --sharing {sharing}: {got} CTAs/SM, Jatala Table VI/VIII: {want}")
+    res = ctx.run("hw-cost", "--config", "jatala-fermi", "--mechanism", "regshare", "--json")
+    expect_rc(res, 0)
+    j = res.json()
+    # Sec. V: (1 + T ceil(log2(T+1)) + 2W + floor(W/2) ceil(log2 W)) x N with T = 8, W = 48, N = 14.
+    check(j["bits_per_sm"] == 1 + 8 * 4 + 2 * 48 + 24 * 6, f"regshare bits per SM: {j['bits_per_sm']}")
+    check(j["bits_gpu"] == j["bits_per_sm"] * 14, f"regshare bits for the GPU: {j['bits_gpu']}")
+    check({s["name"] for s in j["structures"]} == {"partner_id_table", "owner_bits", "lock_array_register"},
+          f"structures: {j['structures']}")
+    res = ctx.run("hw-cost", "--config", "jatala-fermi", "--mechanism", "spmshare", "--json")
+    check(res.json()["bits_per_sm"] == 1 + 8 * 4 + 48 + 4 * 3, f"spmshare: {res.out}")
+
+
+@case("jatala_run_report")
+def _(ctx):
+    args = ("run", "--config", "jatala-fermi", "--kernel", "hotspot", "--mechanism", "regshare", "--sharing", "0.9",
+            "--scheduler", "owf", "--set", "frontend.reorder_registers=true",
+            "--set", "jatala.dynamic_warp_execution=true", "--ctas", "60", "--json")
+    res = ctx.run(*args)
+    expect_rc(res, 0)
+    r = res.json()
+    check(r["resident_ctas_per_sm"] == 5, f"hotspot regshare 90 %: {r['resident_ctas_per_sm']} CTAs/SM")
+    check(r["config"]["params"]["jatala.sharing"] == "90%", f"params: {r['config']['params']}")
+    ms = r["mechanism_stats"]
+    check(ms["shared_ctas_launched"] > 0 and ms["lock_acquisitions"] > 0, f"mechanism_stats: {ms}")
+    for key in ("lock_array_register", "partner_id_table", "owner_bits"):
+        check(key in r["activity"] and key in r["energy"]["structures"], f"activity/energy lacks {key}")
+    again = ctx.run(*args)
+    check(strip_host(again.json()) == strip_host(r), "regshare run is not deterministic")
+
+
 def main(argv):
     if argv[1:] == ["--list"]:
         print("\n".join(CASES))
