@@ -31,7 +31,7 @@ OpClass to_op_class(MixClass c) {
 namespace {
 
 // GPU configurations the papers' printed occupancies refer to. A
-// `paper.ctas_per_sm` key must be one of these or a shipped configs/gpu name.
+// `paper.ctas_per_sm` or `paper.ipc` key must be one of these or a shipped configs/gpu name.
 const std::vector<std::string> kPaperGpus = {"fermi-gtx480", "jatala-fermi"};
 const std::vector<std::string> kRangeKeys = {"registers", "scratchpad", "threads"};
 
@@ -59,7 +59,7 @@ uint64_t as_uint(const YAML::Node& n, const std::string& file, const std::string
 // by hand.
 struct Scalars {
   std::string bound = "compute", global_pattern = "coalesced", limited_by, first_use = "ascending";
-  std::string ctas_per_sm_placeholder, ranges_placeholder;
+  std::string ctas_per_sm_placeholder, ipc_placeholder, ranges_placeholder;
 
   void declare(ParamTable& t, KernelProfile& p) {
     t.add_string("name", &p.name, "kernel name");
@@ -97,6 +97,7 @@ struct Scalars {
     t.add_choice("paper.limited_by", &limited_by, {"registers", "scratchpad", "threads", "cta_slots", "warp_slots"},
                  "the resource the paper says limits baseline occupancy");
     t.add_string("paper.ctas_per_sm", &ctas_per_sm_placeholder, "map: GPU config name -> printed CTAs/SM");
+    t.add_string("paper.ipc", &ipc_placeholder, "map: GPU config name -> printed baseline IPC (thread insts/cycle)");
     t.add_string("paper.ranges", &ranges_placeholder, "map: registers|scratchpad|threads -> [lo, hi]");
   }
 };
@@ -119,17 +120,47 @@ void parse_first_use(const YAML::Node& n, const std::string& file, Scalars& s, K
                                      "' is not one of: ascending, descending, shuffled (or a list of register indices)");
 }
 
-void parse_ctas_per_sm(const YAML::Node& n, const std::string& file, KernelProfile& p) {
-  const std::string key = "paper.ctas_per_sm";
-  if (!n.IsMap()) throw input_error(file, key, "expected a map from GPU config name to CTAs/SM");
+std::vector<std::string> known_paper_gpus() {
   std::vector<std::string> known = kPaperGpus;
   for (const auto& g : list_config_names("gpu"))
     if (std::find(known.begin(), known.end(), g) == known.end()) known.push_back(g);
+  return known;
+}
+
+std::string paper_gpu_key(const YAML::Node& k, const std::string& file, const std::string& key,
+                          const std::vector<std::string>& known) {
+  const std::string gpu = k.as<std::string>();
+  if (std::find(known.begin(), known.end(), gpu) == known.end())
+    throw input_error(file, key + "." + gpu, "unknown GPU config (known: " + join(known) + ")");
+  return gpu;
+}
+
+void parse_ctas_per_sm(const YAML::Node& n, const std::string& file, KernelProfile& p) {
+  const std::string key = "paper.ctas_per_sm";
+  if (!n.IsMap()) throw input_error(file, key, "expected a map from GPU config name to CTAs/SM");
+  const auto known = known_paper_gpus();
   for (const auto& kv : n) {
-    const std::string gpu = kv.first.as<std::string>();
-    if (std::find(known.begin(), known.end(), gpu) == known.end())
-      throw input_error(file, key + "." + gpu, "unknown GPU config (known: " + join(known) + ")");
+    const std::string gpu = paper_gpu_key(kv.first, file, key, known);
     p.paper.ctas_per_sm[gpu] = static_cast<uint32_t>(as_uint(kv.second, file, key + "." + gpu, 1, 256));
+  }
+}
+
+// The paper's printed baseline IPC (thread instructions per cycle, whole GPU,
+// as GPGPU-Sim reports it): a positive, finite number per GPU config.
+void parse_ipc(const YAML::Node& n, const std::string& file, KernelProfile& p) {
+  const std::string key = "paper.ipc";
+  if (!n.IsMap()) throw input_error(file, key, "expected a map from GPU config name to a positive IPC");
+  const auto known = known_paper_gpus();
+  for (const auto& kv : n) {
+    const std::string gpu = paper_gpu_key(kv.first, file, key, known);
+    const std::string k = key + "." + gpu;
+    if (!kv.second.IsScalar()) throw input_error(file, k, "expected a positive number");
+    const std::string& text = kv.second.Scalar();
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(v) || !(v > 0))
+      throw input_error(file, k, "value '" + text + "' is not a positive number");
+    p.paper.ipc[gpu] = v;
   }
 }
 
@@ -171,8 +202,8 @@ KernelProfile load_kernel_profile(const std::string& name_or_path) {
 
   // Values that are lists or free-form maps are taken out before the
   // scalar walk and parsed by hand.
-  YAML::Node first_use, ctas, ranges;  // a default Node counts as present: use the flags
-  bool has_first_use = false, has_ctas = false, has_ranges = false;
+  YAML::Node first_use, ctas, ipc, ranges;  // a default Node counts as present: use the flags
+  bool has_first_use = false, has_ctas = false, has_ipc = false, has_ranges = false;
   if (croot["registers"] && croot["registers"].IsMap() && croot["registers"]["first_use_order"]) {
     first_use = croot["registers"]["first_use_order"];
     has_first_use = true;
@@ -183,6 +214,11 @@ KernelProfile load_kernel_profile(const std::string& name_or_path) {
       ctas = croot["paper"]["ctas_per_sm"];
       has_ctas = true;
       root["paper"].remove("ctas_per_sm");
+    }
+    if (croot["paper"]["ipc"]) {
+      ipc = croot["paper"]["ipc"];
+      has_ipc = true;
+      root["paper"].remove("ipc");
     }
     if (croot["paper"]["ranges"]) {
       ranges = croot["paper"]["ranges"];
@@ -200,6 +236,7 @@ KernelProfile load_kernel_profile(const std::string& name_or_path) {
   p.paper.limited_by = s.limited_by;
   if (has_first_use) parse_first_use(first_use, file, s, p);
   if (has_ctas) parse_ctas_per_sm(ctas, file, p);
+  if (has_ipc) parse_ipc(ipc, file, p);
   if (has_ranges) parse_ranges(ranges, file, p);
   validate(p);
   return p;

@@ -38,6 +38,7 @@
 //     kernel: calculate_temp
 //     limited_by: registers           # registers | scratchpad | threads | cta_slots | warp_slots
 //     ctas_per_sm: {jatala-fermi: 3}  # GPU config name -> printed baseline CTAs/SM
+//     ipc: {jatala-fermi: 489.5}      # GPU config name -> printed baseline IPC (thread instructions/cycle)
 //     ranges: {registers: [28, 44], threads: [128, 1024], scratchpad: [a, b]}  # Zorua Table 3
 #pragma once
 
@@ -98,6 +99,7 @@ struct KernelProfile {
     std::string kernel;
     std::string limited_by;                     // empty when not printed
     std::map<std::string, uint32_t> ctas_per_sm;  // GPU config name -> printed CTAs/SM
+    std::map<std::string, double> ipc;            // GPU config name -> printed baseline IPC (thread insts/cycle)
     std::map<std::string, Range> ranges;        // "registers" | "scratchpad" | "threads"
   } paper;
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <unistd.h>
 
@@ -101,6 +102,22 @@ TEST(FrontendProfiles, PrintedOccupancyFollowsFromPrintedResources) {
     }
   }
   EXPECT_GE(checked, 33u);  // 15 Jatala Table II/III, 4 Table IV, 14 EXPARS Table 3
+}
+
+// Jatala Tables V and VII print the baseline (0% sharing) IPC of every Set-1
+// and Set-2 kernel; each profile records it under paper.ipc (the CLI test
+// family paper_ipc_* checks the model against it).
+TEST(FrontendProfiles, JatalaSetOneAndTwoCarryThePrintedIpc) {
+  const std::map<std::string, double> printed = {
+      {"backprop", 389.9}, {"btree", 318.5}, {"hotspot", 489.5}, {"lib", 218.0},   {"mum", 190.5},
+      {"mri-q", 303.7},    {"sgemm", 490.6}, {"stencil", 448.2}, {"conv1", 280.33}, {"conv2", 119.29},
+      {"lavamd", 452.29},  {"nw1", 39.96},   {"nw2", 41.93},     {"srad1", 188.13}, {"srad2", 63.48}};
+  for (const auto& [name, ipc] : printed) {
+    SCOPED_TRACE(name);
+    const KernelProfile p = load_kernel_profile(name);
+    ASSERT_EQ(p.paper.ipc.count("jatala-fermi"), 1u);
+    EXPECT_DOUBLE_EQ(p.paper.ipc.at("jatala-fermi"), ipc);
+  }
 }
 
 TEST(FrontendProfiles, ZoruaProfilesCarryTheirRanges) {
@@ -232,6 +249,12 @@ TEST_F(FrontendBadProfile, OutOfRangeAndBadChoices) {
       {"grid_ctas: 4", "grid_ctas: -2", "'grid_ctas'", "[1, "},
       {"paper: {source: test}", "paper: {source: test, ctas_per_sm: {gtx9000: 3}}", "paper.ctas_per_sm.gtx9000",
        "fermi-gtx480"},
+      {"paper: {source: test}", "paper: {source: test, ipc: {gtx9000: 300}}", "paper.ipc.gtx9000", "jatala-fermi"},
+      {"paper: {source: test}", "paper: {source: test, ipc: {jatala-fermi: 0}}", "paper.ipc.jatala-fermi",
+       "positive number"},
+      {"paper: {source: test}", "paper: {source: test, ipc: {jatala-fermi: fast}}", "paper.ipc.jatala-fermi",
+       "positive number"},
+      {"paper: {source: test}", "paper: {source: test, ipc: 300}", "paper.ipc", "map"},
       {"paper: {source: test}", "paper: {source: test, ranges: {registers: [20, 30]}}", "'regs_per_thread'",
        "[20, 30]"},
       {"paper: {source: test}", "paper: {source: test, ranges: {warps: [1, 2]}}", "paper.ranges.warps", "threads"},
