@@ -47,8 +47,9 @@ ScriptedKernel figure5_kernel() {
   });
 }
 
-nlohmann::json run_regshare(ScriptedKernel& k, bool deadlock_rule) {
+nlohmann::json run_regshare(ScriptedKernel& k, bool deadlock_rule, bool dwe = false) {
   SimulateOptions o;
+  o.mechanism_options.dynamic_warp_execution = dwe;
   o.kernel_origin = "scripted";
   o.mechanism = "regshare";
   o.mechanism_options.sharing_given = true;
@@ -81,6 +82,15 @@ TEST(JatalaFigure5, DeadlocksAndIsReportedWithoutTheRule) {
   EXPECT_EQ(r["mechanism_stats"]["lock_acquisitions"].get<uint64_t>(), 2u);  // W2 and W3
   // Each CTA: the early warp waits at the barrier, the late one at the lock.
   EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 2u * 10 + 2u * 2);
+}
+
+// Dynamic warp execution's 1000-cycle period wakes the SM on time, but must
+// not hide a real deadlock (the SM would tick forever).
+TEST(JatalaFigure5, DeadlockIsStillDetectedWithDynamicWarpExecution) {
+  ScriptedKernel k = figure5_kernel();
+  auto r = run_regshare(k, false, true);
+  ASSERT_TRUE(r.contains("deadlock"));
+  EXPECT_EQ(r["ctas_completed"].get<uint64_t>(), 0u);
 }
 
 // Scratchpad sharing: two 1-warp CTAs of 4096 B on a 6144 B scratchpad at

@@ -191,7 +191,12 @@ class JatalaSm {
   void at_wake(uint64_t cycle, uint64_t non_issue) {
     if (dwe_) dwe_->at_boundary(cycle, non_issue);
   }
-  bool waits_on_time(uint64_t cycle) const { return dwe_ && dwe_refused_cycle_ == cycle; }
+  // A refusal by a draw can change with time alone, except on SM0, whose
+  // probability is always 0: there only ownership (an event) can lift it, so
+  // a real deadlock on SM0 is still detected.
+  bool waits_on_time(uint64_t cycle) const {
+    return dwe_ && !dwe_->is_reference() && dwe_refused_cycle_ == cycle;
+  }
   uint64_t epoch() const { return epoch_; }
 
   void collect(ActivityCounters& out) const {
