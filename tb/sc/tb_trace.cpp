@@ -2,6 +2,8 @@
 // pipeline as profiles.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -82,7 +84,7 @@ TEST(Trace, HandwrittenTraceWithGlobalAccessesCompletes) {
 
 TEST(Trace, UnknownOpcodeFallbackIsCountedInTheReport) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "smshare-tb-trace-unknown";
+  const fs::path dir = fs::temp_directory_path() / ("smshare-tb-trace-unknown-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ifstream src(kTraces + "cycles/kernel-1.traceg");
   std::string text((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
@@ -99,7 +101,7 @@ TEST(Trace, UnknownOpcodeFallbackIsCountedInTheReport) {
 
 TEST(Trace, UnknownOpcodeWithoutFallbackIsAnInputError) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "smshare-tb-trace-unknown-strict";
+  const fs::path dir = fs::temp_directory_path() / ("smshare-tb-trace-unknown-strict-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ifstream src(kTraces + "cycles/kernel-1.traceg");
   std::string text((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
@@ -119,7 +121,7 @@ TEST(Trace, KernelListRunsKernelsOneAfterAnother) {
   // The same kernel listed twice: the second starts when the first has
   // drained, so the stream takes the sum of the two.
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "smshare-tb-trace-two";
+  const fs::path dir = fs::temp_directory_path() / ("smshare-tb-trace-two-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::copy_file(kTraces + "cycles/kernel-1.traceg", dir / "kernel-1.traceg", fs::copy_options::overwrite_existing);
   std::ofstream(dir / "kernelslist.g") << "MemcpyHtoD,0x00007f0000010000,4096\nkernel-1.traceg\nkernel-1.traceg\n";

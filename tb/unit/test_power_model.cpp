@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 
@@ -39,8 +41,10 @@ std::string fixture_json() {
          entry("l2_slice", 4.0, 1.5, 1.5, 120.0, 131072, 128, 1024) + "}}";
 }
 
+// CTest runs every case in its own process, in parallel: each process writes
+// its own files, or one could read another's half-written fixture.
 std::string write_temp(const std::string& text, const std::string& tag) {
-  std::string path = ::testing::TempDir() + "/smshare_power_" + tag + ".json";
+  std::string path = ::testing::TempDir() + "/smshare_power_" + std::to_string(::getpid()) + "_" + tag + ".json";
   std::ofstream(path) << text;
   return path;
 }
