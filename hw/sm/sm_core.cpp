@@ -180,6 +180,7 @@ void SmCore::account_gap(uint64_t cycles) {
     stats_.resident_warp_cycles += cycles * resident_warps_;
     stats_.rf_allocated_cycles += cycles * mechanism_.admission->registers_allocated();
     stats_.smem_allocated_cycles += cycles * mechanism_.admission->smem_allocated();
+    stats_.route_retries += cycles * route_retries_this_cycle_;
   }
 }
 
@@ -191,6 +192,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   progress_ = false;
   wake_hint_ = kNever;
   std::fill(bank_used_.begin(), bank_used_.end(), 0);
+  route_retries_this_cycle_ = 0;
   probes_.issued_warp = -1;
   probes_.issued_count = 0;
 
@@ -394,6 +396,7 @@ void SmCore::dispatch() {
 void SmCore::read_operands() {
   if (busy_collectors_ == 0) return;
   const uint32_t n = static_cast<uint32_t>(collectors_.size());
+  bool granted = false;
   for (uint32_t k = 0; k < n; ++k) {
     Collector& c = collectors_[(collector_rr_ + k) % n];
     if (!c.busy || !c.pending) continue;
@@ -402,7 +405,7 @@ void SmCore::read_operands() {
       if (!(c.pending & (1u << i))) continue;
       OperandRoute r = mechanism_.route->route(warp.ctx, c.operands[i], false, now_);
       if (r.retry) {
-        stats_.route_retries++;
+        ++route_retries_this_cycle_;
         continue;
       }
       if (bank_used_[r.bank]) {
@@ -413,10 +416,14 @@ void SmCore::read_operands() {
       stats_.rf_bank_reads[r.bank]++;
       c.pending &= static_cast<uint8_t>(~(1u << i));
       c.ready_cycle = std::max(c.ready_cycle, now_ + 1 + r.extra_cycles);
-      progress_ = true;
+      granted = progress_ = true;
     }
   }
-  collector_rr_ = (collector_rr_ + 1) % n;
+  stats_.route_retries += route_retries_this_cycle_;
+  // The arbitration order moves on only when it granted something: a cycle
+  // without progress must leave no trace, so that sleeping through such
+  // cycles (the default) and ticking them (--vcd) give the same run.
+  if (granted) collector_rr_ = (collector_rr_ + 1) % n;
 }
 
 // --- issue: each scheduler issues the first ready warp in its policy's order.

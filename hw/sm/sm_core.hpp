@@ -200,6 +200,7 @@ class SmCore {
 
   std::vector<uint8_t> bank_used_;  // this cycle
   uint32_t collector_rr_ = 0;
+  uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
   uint32_t busy_collectors_ = 0;
   uint32_t fetch_rr_ = 0;
   uint64_t next_age_ = 0;

@@ -16,7 +16,6 @@ SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& 
   payload_.set_streaming_width(0);
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
-  SC_METHOD(clock_method);  // runs at time 0, then re-arms itself with next_trigger
 }
 
 void SmModule::trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_queue_depth,
@@ -38,16 +37,10 @@ void SmModule::trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_
   core_->set_cycle_by_cycle(true);
 }
 
-void SmModule::clock_method() {
-  const uint64_t cycle = sc_core::sc_time_stamp().value() / period_ps_;
+uint64_t SmModule::tick(uint64_t cycle) {
   const uint64_t next = core_->tick(cycle);
   if (dram_queue_depth_) dram_queue_probe_ = dram_queue_depth_();
-  if (next == SmCore::kNever) {
-    next_trigger(wake_);  // asleep until the next kernel, if any
-    if (finished_cb_) finished_cb_(sm_id_);
-    return;
-  }
-  next_trigger(sc_time(static_cast<double>((next - cycle) * period_ps_), SC_PS));
+  return next;
 }
 
 uint64_t SmModule::access(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) {

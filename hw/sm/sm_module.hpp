@@ -1,7 +1,9 @@
-// The SM as a SystemC module: one clocked method per SM that ticks SmCore,
-// sleeps through cycles in which nothing can happen, and turns the LDST
-// unit's line transactions into TLM-2.0 b_transport calls (loosely timed: the
-// target annotates the delay; nothing waits).
+// The SM as a SystemC module: it owns the SM's TLM-2.0 initiator socket,
+// turning the LDST unit's line transactions into b_transport calls (loosely
+// timed: the target annotates the delay; nothing waits), and its waveform
+// probes. Its clock comes from the GPU (GpuModule's clock method ticks the
+// SMs that are due in a cycle in SM order, so the order in which SMs reach
+// the memory system never depends on how SystemC orders processes).
 #pragma once
 
 #include <systemc>
@@ -32,14 +34,11 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   void trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_queue_depth,
              const std::vector<std::string>& mechanism_probes = {});
 
-  // Called when the SM has run out of work (or deadlocked); it then sleeps
-  // until wake() (a new kernel) in a later delta cycle or time step.
-  void on_finished(std::function<void(uint32_t sm_id)> cb) { finished_cb_ = std::move(cb); }
-  void wake() { wake_.notify(sc_core::SC_ZERO_TIME); }
+  // Runs cycle `cycle` (the current simulation time) and returns the next
+  // cycle the SM needs, or SmCore::kNever when it has no work left.
+  uint64_t tick(uint64_t cycle);
 
  private:
-  SC_HAS_PROCESS(SmModule);
-  void clock_method();
   uint64_t access(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) override;
 
   const uint32_t sm_id_;
@@ -48,8 +47,6 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   tlm::tlm_generic_payload payload_;
   std::function<uint32_t()> dram_queue_depth_;
   uint32_t dram_queue_probe_ = 0;
-  std::function<void(uint32_t)> finished_cb_;
-  sc_core::sc_event wake_;
 };
 
 }  // namespace smshare

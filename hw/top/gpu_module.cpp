@@ -2,6 +2,8 @@
 
 #include "hw/sm/mechanism.hpp"
 
+#include <algorithm>
+
 namespace smshare {
 
 GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
@@ -24,15 +26,32 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
   for (uint32_t i = 0; i < spec.num_sms; ++i) {
     auto sm = std::make_unique<SmModule>(("sm" + std::to_string(i)).c_str(), i, spec);
     sm->socket.bind(memory_->sm_socket(i));
-    sm->on_finished([this](uint32_t id) { sm_finished(id); });
     sms_.push_back(std::move(sm));
   }
-  // Kernel 0 is launched in start_of_simulation(), before the SMs' first
-  // tick; later kernels by this method, one cycle after the last SM drained
-  // the previous one.
-  SC_METHOD(launch_next_method);
-  sensitive << launch_;
-  dont_initialize();
+  due_.assign(spec.num_sms, SmCore::kNever);
+  // Kernel 0 is launched in start_of_simulation(); the clock runs from
+  // time 0 and re-arms itself for the next cycle anything is due.
+  SC_METHOD(clock_method);
+}
+
+void GpuModule::clock_method() {
+  const uint64_t cycle = now_cycle();
+  if (cycle == launch_at_) {
+    launch_at_ = SmCore::kNever;
+    launch(next_kernel_);
+  }
+  bool any_was_due = false;
+  for (uint32_t i = 0; i < sms_.size(); ++i) {
+    if (due_[i] != cycle) continue;
+    any_was_due = true;
+    due_[i] = sms_[i]->tick(cycle);
+  }
+  if (any_was_due && std::all_of(due_.begin(), due_.end(), [](uint64_t d) { return d == SmCore::kNever; }))
+    kernel_drained();
+  uint64_t next = launch_at_;
+  for (uint64_t d : due_) next = std::min(next, d);
+  if (next == SmCore::kNever) return;  // nothing left: the simulation ends
+  next_trigger(sc_core::sc_time(static_cast<double>((next - cycle) * spec_.core_period_ps()), sc_core::SC_PS));
 }
 
 uint64_t GpuModule::now_cycle() const { return sc_core::sc_time_stamp().value() / spec_.core_period_ps(); }
@@ -73,20 +92,17 @@ void GpuModule::launch(size_t k) {
     for (auto& sm : sms_) any |= sm->core().launch_one_cta(rec.start_cycle);
   }
   next_kernel_ = k + 1;
-  sms_finished_ = 0;
-  if (k > 0)
-    for (auto& sm : sms_) sm->wake();
+  due_.assign(sms_.size(), rec.start_cycle);
 }
 
-void GpuModule::sm_finished(uint32_t) {
-  if (++sms_finished_ < sms_.size()) return;
+void GpuModule::kernel_drained() {
   KernelRecord& rec = records_[next_kernel_ - 1];
   rec.end_cycle = now_cycle() + 1;
   rec.warp_instructions = total_warp_instructions() - rec.warp_instructions;
   rec.ctas_completed = total_ctas_completed() - rec.ctas_completed;
   rec.finished = !deadlocked() && rec.ctas_completed == rec.kernel->resources().grid_ctas;
   if (!rec.finished) return;  // a deadlock ends the stream: report what happened
-  if (next_kernel_ < records_.size()) launch_.notify(sc_core::sc_time(static_cast<double>(spec_.core_period_ps()), sc_core::SC_PS));
+  if (next_kernel_ < records_.size()) launch_at_ = now_cycle() + 1;
 }
 
 void GpuModule::trace(sc_core::sc_trace_file* tf) {

@@ -1,7 +1,11 @@
-// The GPU top: N SMs bound to the memory system, and the kernel launcher.
-// Kernels run one after another (a stream): when every SM has drained
-// kernel i, kernel i+1 is launched in the same cycle, its CTAs dealt
-// round-robin over the SMs before their clocks resume.
+// The GPU top: N SMs bound to the memory system, the clock, and the kernel
+// launcher. One clock method ticks, each cycle, the SMs that are due, in SM
+// order (an SM that can do nothing sleeps until its next event), so the
+// order of memory requests within a cycle is fixed by SM index: a run gives
+// the same result whether SMs sleep through idle cycles or, with --vcd, tick
+// every cycle. Kernels run one after another (a stream): when every SM has
+// drained kernel i, kernel i+1 is launched in the next cycle, its CTAs dealt
+// round-robin over the SMs.
 #pragma once
 
 #include <systemc>
@@ -51,11 +55,11 @@ class GpuModule : public sc_core::sc_module {
  private:
   SC_HAS_PROCESS(GpuModule);
   void start_of_simulation() override { launch(0); }
-  void launch_next_method() { launch(next_kernel_); }
+  void clock_method();
   // Gives each SM one CTA of kernel `k` per round, round-robin, until no SM
   // takes another (GPGPU-Sim's CTA issue at kernel launch).
   void launch(size_t k);
-  void sm_finished(uint32_t sm);
+  void kernel_drained();
   uint64_t now_cycle() const;
   uint64_t total_warp_instructions() const;
   uint64_t total_ctas_completed() const;
@@ -69,8 +73,8 @@ class GpuModule : public sc_core::sc_module {
   std::unique_ptr<MemorySystem> memory_;
   std::vector<std::unique_ptr<SmModule>> sms_;
   size_t next_kernel_ = 0;
-  uint32_t sms_finished_ = 0;
-  sc_core::sc_event launch_;
+  std::vector<uint64_t> due_;                 // per SM: next cycle to tick, SmCore::kNever when asleep
+  uint64_t launch_at_ = SmCore::kNever;       // cycle the next kernel starts
 };
 
 }  // namespace smshare

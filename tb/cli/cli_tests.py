@@ -413,6 +413,20 @@ def _(ctx):
     same_twice(ctx, "run", "--config", "fermi-gtx480", "--kernel", "streaming", "--ctas", 30)
 
 
+@case("determinism_vcd_does_not_change_the_run")
+def _(ctx):
+    # With --vcd every SM ticks every cycle; without it SMs sleep through
+    # cycles in which nothing can happen. Both must give the same run, on a
+    # multi-SM GPU where SMs compete for memory within a cycle.
+    args = ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 40, "--set", "gpu.num_sms=4")
+    plain = ctx.run(*args, "--json")
+    traced = ctx.run(*args, "--vcd", ctx.tmp / "w.vcd", "--json")
+    expect_rc(plain, 0)
+    expect_rc(traced, 0)
+    d = first_difference(strip_host(plain.json()), strip_host(traced.json()))
+    check(d is None, f"--vcd changed the report at {d}")
+
+
 @case("determinism_seed_changes_report")
 def _(ctx):
     # hotspot shuffles its register first-use order and draws its body from the seed.
