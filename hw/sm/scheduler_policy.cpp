@@ -35,10 +35,11 @@ class LrrPolicy final : public SchedulerPolicy {
       hint_ = find_slot(warps, last_, hint_);
       if (hint_ < n) start = hint_ + 1;
     }
-    for (size_t k = 0; k < n; ++k) {
-      const WarpView& w = warps[(start + k) % n];
-      if (w.valid) order.push_back(w.slot);
-    }
+    // Two plain passes instead of a modulo per warp: this runs every cycle.
+    for (size_t i = start; i < n; ++i)
+      if (warps[i].valid) order.push_back(warps[i].slot);
+    for (size_t i = 0; i < start && i < n; ++i)
+      if (warps[i].valid) order.push_back(warps[i].slot);
   }
 
   void issued(uint32_t slot) override { last_ = slot; }
