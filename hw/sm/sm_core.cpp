@@ -516,6 +516,7 @@ void SmCore::issue() {
       }
       const bool is_barrier = inst.op == OpClass::Barrier;
       stats_.warp_instructions++;
+      stats_.thread_instructions += inst.active_lanes();
       stats_.op_counts[static_cast<int>(inst.op)]++;
       w.pop();
       schedulers_[s]->issued(slot);

@@ -58,6 +58,7 @@ struct SmStats {
   uint64_t empty_cycles = 0;    // cycles with no resident warp before the SM finished
   std::array<uint64_t, kNumStallReasons> reason_cycles{};
   uint64_t warp_instructions = 0;
+  uint64_t thread_instructions = 0;  // active lanes of issued instructions (GPGPU-Sim's instruction count)
   std::array<uint64_t, kNumOpClasses> op_counts{};
   uint64_t ctas_completed = 0;
   uint64_t max_resident_ctas = 0;

@@ -67,6 +67,7 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
     total.empty_cycles += s.empty_cycles;
     for (unsigned r = 0; r < kNumStallReasons; ++r) total.reason_cycles[r] += s.reason_cycles[r];
     total.warp_instructions += s.warp_instructions;
+    total.thread_instructions += s.thread_instructions;
     for (unsigned o = 0; o < kNumOpClasses; ++o) total.op_counts[o] += s.op_counts[o];
     total.ctas_completed += s.ctas_completed;
     total.max_resident_ctas = std::max(total.max_resident_ctas, s.max_resident_ctas);
@@ -160,7 +161,9 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
   report["cycles"] = cycles;
   report["warp_instructions"] = total.warp_instructions;
   report["ipc"] = ratio(static_cast<double>(total.warp_instructions), static_cast<double>(cycles));
-  report["thread_ipc"] = ratio(static_cast<double>(total.warp_instructions) * spec.sm.warp_size, static_cast<double>(cycles));
+  // GPGPU-Sim's IPC: active threads' instructions per cycle (what the papers print).
+  report["thread_instructions"] = total.thread_instructions;
+  report["thread_ipc"] = ratio(static_cast<double>(total.thread_instructions), static_cast<double>(cycles));
   report["ctas_completed"] = total.ctas_completed;
   report["occupancy"] = occupancy_json(occ, spec, kernel, id.mechanism);
   report["resident_ctas_per_sm"] = total.max_resident_ctas;
