@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace smshare {
 
@@ -20,6 +21,13 @@ inline InputError input_error(const std::string& file, const std::string& key, c
   if (!key.empty()) msg += ": key '" + key + "'";
   msg += ": " + problem;
   return InputError(msg);
+}
+
+// "a, b, c": how an error lists the allowed values or the known names.
+inline std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? sep : "") + items[i];
+  return s;
 }
 
 }  // namespace smshare

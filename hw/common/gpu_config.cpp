@@ -19,6 +19,11 @@ namespace fs = std::filesystem;
 
 namespace smshare {
 
+const std::vector<std::string>& scheduler_policy_names() {
+  static const std::vector<std::string> names = {"lrr", "gto", "two-level", "owf"};
+  return names;
+}
+
 uint64_t GpuSpec::core_period_ps() const {
   return static_cast<uint64_t>(std::llround(1e6 / core_clock_mhz));
 }
@@ -45,7 +50,7 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("sm.smem_alloc_granularity", &m.smem_alloc_granularity, 1, 65536,
              "scratchpad bytes per CTA are rounded up to a multiple of this");
   t.add_uint("sm.num_schedulers", &m.num_schedulers, 1, 8, "warp schedulers per SM");
-  t.add_choice("sm.scheduler", &m.scheduler, {"lrr", "gto", "two-level", "owf"},
+  t.add_choice("sm.scheduler", &m.scheduler, scheduler_policy_names(),
                "warp scheduling policy (owf: Jatala's owner warp first; with baseline, oldest first)");
   t.add_uint("sm.two_level_active_warps", &m.two_level_active_warps, 1, 64,
              "active-set size per scheduler for the two-level policy");
@@ -142,8 +147,7 @@ std::string resolve_config_file(const std::string& kind, const std::string& name
   }
   fs::path named = fs::path(config_root()) / kind / (name_or_path + ".yaml");
   if (!fs::is_regular_file(named)) {
-    std::string known;
-    for (const auto& n : list_config_names(kind)) known += (known.empty() ? "" : ", ") + n;
+    const std::string known = join(list_config_names(kind));
     const std::string what = kind == "gpu" ? "GPU config" : kind == "kernels" ? "kernel profile" : kind;
     throw InputError("unknown " + what + " '" + name_or_path + "' (known: " + known + "; or give a path)");
   }

@@ -16,6 +16,10 @@ struct UnitTiming {
   uint32_t initiation_interval = 1;  // cycles between two dispatches to one unit
 };
 
+// Warp scheduler policies sm.scheduler accepts (hw/sm/scheduler_policy.cpp
+// builds them; OWF is Jatala's owner-warp-first).
+const std::vector<std::string>& scheduler_policy_names();
+
 struct SmSpec {
   uint32_t warp_size = 32;
   uint32_t max_threads = 1536;
@@ -29,7 +33,7 @@ struct SmSpec {
   uint32_t scratchpad_banks = 32;
   uint32_t smem_alloc_granularity = 128;      // bytes
   uint32_t num_schedulers = 2;
-  std::string scheduler = "lrr";               // lrr | gto | two-level
+  std::string scheduler = "lrr";               // one of scheduler_policy_names()
   uint32_t two_level_active_warps = 8;         // per scheduler, for two-level
   uint32_t ibuffer_entries = 2;                // decoded instructions buffered per warp
   uint32_t fetch_per_cycle = 1;                // warps fetched/decoded per cycle

@@ -40,11 +40,6 @@ bool parse_f64(const std::string& text, double& out) {
   return true;
 }
 
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string s;
-  for (size_t i = 0; i < items.size(); ++i) s += (i ? sep : "") + items[i];
-  return s;
-}
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);

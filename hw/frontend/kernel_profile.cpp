@@ -35,11 +35,6 @@ namespace {
 const std::vector<std::string> kPaperGpus = {"fermi-gtx480", "jatala-fermi"};
 const std::vector<std::string> kRangeKeys = {"registers", "scratchpad", "threads"};
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 uint64_t as_uint(const YAML::Node& n, const std::string& file, const std::string& key, uint64_t lo,
                  uint64_t hi) {

@@ -21,11 +21,6 @@ uint32_t CactiEntry::accesses_per_access() const {
   return (access_bits + block_bits - 1) / block_bits;
 }
 
-static std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 std::vector<std::string> CactiResults::names() const {
   std::vector<std::string> v;

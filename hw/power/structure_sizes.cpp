@@ -19,9 +19,8 @@ static bool is_cross_sm(const std::string& m) { return m == "occ" || m == "bal" 
 static void check_mechanism(const std::string& mechanism) {
   for (const auto& m : known_mechanisms_for_area())
     if (m == mechanism) return;
-  std::string allowed;
-  for (const auto& m : known_mechanisms_for_area()) allowed += (allowed.empty() ? "" : ", ") + m;
-  throw input_error("--mechanism", "mechanism", "unknown '" + mechanism + "' (allowed: " + allowed + ")");
+  throw input_error("--mechanism", "mechanism",
+                    "unknown '" + mechanism + "' (allowed: " + join(known_mechanisms_for_area()) + ")");
 }
 
 std::vector<SizedStructure> added_structures(const GpuSpec& spec, const std::string& mechanism,

@@ -79,9 +79,7 @@ Mechanism make_mechanism(const std::string& name, const SmSpec& sm, const Kernel
     m.gate = std::make_unique<OpenGate>();
     return m;
   }
-  std::string known;
-  for (const auto& m : list_mechanisms()) known += (known.empty() ? "" : ", ") + m;
-  throw InputError("--mechanism: unknown mechanism '" + name + "' (known: " + known + ")");
+  throw InputError("--mechanism: unknown mechanism '" + name + "' (known: " + join(list_mechanisms()) + ")");
 }
 
 std::vector<std::string> list_mechanisms() { return {"baseline", "regshare", "spmshare"}; }

@@ -1,5 +1,7 @@
 #include "hw/sm/scheduler_policy.hpp"
 
+#include "hw/common/gpu_config.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -266,7 +268,7 @@ std::unique_ptr<SchedulerPolicy> make_scheduler_policy(const std::string& name, 
     return std::make_unique<TwoLevelPolicy>(active_set);
   }
   throw input_error("warp scheduler", "sm.scheduler",
-                    "unknown policy '" + name + "'; allowed: lrr, gto, two-level, owf");
+                    "unknown policy '" + name + "'; allowed: " + join(scheduler_policy_names()));
 }
 
 }  // namespace smshare

@@ -55,9 +55,9 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   std::vector<std::string> gpu_overrides, run_overrides;
   for (const auto& o : req.overrides) (is_run_setting(o) ? run_overrides : gpu_overrides).push_back(o);
   if (!req.scheduler.empty()) {
-    const std::vector<std::string> allowed = {"lrr", "gto", "two-level", "owf"};
+    const auto& allowed = scheduler_policy_names();
     if (std::find(allowed.begin(), allowed.end(), req.scheduler) == allowed.end())
-      throw InputError("--scheduler: '" + req.scheduler + "' is not one of: lrr, gto, two-level, owf");
+      throw InputError("--scheduler: '" + req.scheduler + "' is not one of: " + join(allowed));
     gpu_overrides.push_back("sm.scheduler=" + req.scheduler);
   }
   run.spec = load_gpu_config(req.config, gpu_overrides, &run.effective);

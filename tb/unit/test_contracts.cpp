@@ -1,0 +1,112 @@
+// Contract tests: one suite run against every implementation of an
+// interface (STYLE.md), so a new mechanism or scheduler policy is checked
+// the moment it is registered in list_mechanisms() or
+// scheduler_policy_names().
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "hw/common/gpu_config.hpp"
+#include "hw/frontend/kernel_profile.hpp"
+#include "hw/sm/mechanism.hpp"
+#include "hw/sm/scheduler_policy.hpp"
+
+namespace smshare {
+namespace {
+
+// --- SchedulerPolicy: every policy orders only valid warps, each once.
+
+TEST(SchedulerPolicyContract, EveryPolicyOrdersOnlyValidWarpsEachOnce) {
+  for (const auto& name : scheduler_policy_names()) {
+    auto policy = make_scheduler_policy(name, 4);
+    std::vector<WarpView> views(24);
+    std::vector<uint32_t> order;
+    uint64_t rng = 12345;
+    for (int cycle = 0; cycle < 500; ++cycle) {
+      for (uint32_t i = 0; i < views.size(); ++i) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        WarpView& v = views[i];
+        v.slot = 2 * i;  // one scheduler's slots of a two-scheduler SM
+        if ((rng >> 60) == 0) v.valid = !v.valid;  // warps come and go
+        v.age = i + (cycle / 100) * 100;
+        v.waiting_long_latency = (rng >> 50) & 1;
+        v.priority_class = static_cast<uint8_t>((rng >> 40) % 3);
+      }
+      policy->order(views, order);
+      std::set<uint32_t> seen;
+      const bool any_valid = std::any_of(views.begin(), views.end(), [](const WarpView& v) { return v.valid; });
+      for (uint32_t slot : order) {
+        auto it = std::find_if(views.begin(), views.end(), [&](const WarpView& v) { return v.slot == slot; });
+        ASSERT_NE(it, views.end()) << name << ": ordered a slot it was not given";
+        EXPECT_TRUE(it->valid) << name << ": ordered an invalid warp";
+        EXPECT_TRUE(seen.insert(slot).second) << name << ": ordered slot " << slot << " twice";
+      }
+      if (any_valid) EXPECT_FALSE(order.empty()) << name << ": ordered nothing while warps are valid";
+      if (!order.empty()) policy->issued(order.front());
+    }
+  }
+}
+
+// --- Mechanisms: admission, route and gate keep the SM's invariants.
+
+struct Case {
+  const char* config;
+  const char* kernel;
+};
+
+TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
+  const Case cases[] = {{"jatala-fermi", "hotspot"}, {"jatala-fermi", "lavamd"}, {"jatala-fermi", "nw1"},
+                        {"fermi-gtx480", "sgemm"}};
+  unsigned checked = 0;
+  for (const auto& name : list_mechanisms()) {
+    for (const Case& c : cases) {
+      const GpuSpec spec = load_gpu_config(c.config, {});
+      const KernelProfile p = load_kernel_profile(c.kernel);
+      Mechanism m = make_mechanism(name, spec.sm, p.resources, p.file);
+      const std::string what = name + " / " + c.kernel + " on " + c.config;
+      const Occupancy occ = m.admission->occupancy();
+      ASSERT_GE(occ.ctas_per_sm, 1u) << what;
+      ASSERT_LE(occ.ctas_per_sm, spec.sm.max_ctas) << what;
+
+      // Fill the SM: exactly the promised number of CTAs fits.
+      for (int round = 0; round < 2; ++round) {
+        std::vector<CtaAllocation> admitted;
+        CtaAllocation a;
+        for (uint32_t slot = 0; slot < spec.sm.max_ctas && m.admission->try_admit(slot, a); ++slot)
+          admitted.push_back(a);
+        EXPECT_EQ(admitted.size(), occ.ctas_per_sm) << what << " (round " << round << ")";
+        EXPECT_LE(m.admission->registers_allocated(), spec.sm.registers) << what;
+        EXPECT_LE(m.admission->smem_allocated(), spec.sm.scratchpad_bytes) << what;
+        uint32_t threads = 0, warps = 0;
+        for (const auto& x : admitted) {
+          threads += x.threads;
+          warps += x.warps;
+        }
+        EXPECT_LE(threads, spec.sm.max_threads) << what;
+        EXPECT_LE(warps, spec.sm.max_warps) << what;
+
+        // Every register of every warp maps to a real bank (or waits).
+        for (const auto& x : admitted)
+          for (uint32_t w = 0; w < x.warps; ++w) {
+            WarpContext ctx{x.cta_slot * x.warps + w, x.cta_slot, w, x.cta_slot * 100ull + w};
+            EXPECT_LE(m.gate->priority_class(ctx), 2u) << what;
+            for (uint16_t r = 0; r < p.resources.regs_per_thread; ++r) {
+              const OperandRoute route = m.route->route(ctx, r, false, 0);
+              if (!route.retry) EXPECT_LT(route.bank, spec.sm.register_banks) << what;
+            }
+          }
+
+        // Releasing everything empties the SM, and it fills the same way again.
+        for (const auto& x : admitted) m.admission->release(x);
+        EXPECT_EQ(m.admission->registers_allocated(), 0u) << what;
+        EXPECT_EQ(m.admission->smem_allocated(), 0u) << what;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 3u * 4u);  // baseline, regshare and spmshare at least
+}
+
+}  // namespace
+}  // namespace smshare
