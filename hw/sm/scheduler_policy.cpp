@@ -129,7 +129,7 @@ class OwfPolicy final : public SchedulerPolicy {
 // Each cycle, before ordering:
 //  1. warps that left (slot invalid, or a new warp in the slot) leave both sets;
 //     warps that arrived join the back of the pending set, oldest first;
-//  2. active warps with waiting_long_latency are demoted to the back of the
+//  2. active warps that are waiting are demoted to the back of the
 //     pending set, in active-set order;
 //  3. the active set is refilled to `active_set` warps from the front of the
 //     pending set (the warp pending longest first), skipping pending warps that
@@ -211,7 +211,7 @@ class TwoLevelPolicy final : public SchedulerPolicy {
 
   void demote_waiting() {
     remove_from_active_if([this](const Member& m) {
-      if (!view(m).waiting_long_latency) return false;
+      if (!view(m).waiting) return false;
       pending_.push_back(m);
       return true;
     });
@@ -222,7 +222,7 @@ class TwoLevelPolicy final : public SchedulerPolicy {
     size_t out = 0;
     for (size_t i = 0; i < pending_.size(); ++i) {
       const Member m = pending_[i];
-      if (active_.size() < active_set_ && !view(m).waiting_long_latency)
+      if (active_.size() < active_set_ && !view(m).waiting)
         active_.push_back(m);
       else
         pending_[out++] = m;

@@ -16,7 +16,10 @@ struct WarpView {
   uint32_t slot = 0;              // warp slot on the SM
   uint64_t age = 0;               // dynamic warp id: smaller = launched earlier
   bool valid = false;             // a warp occupies the slot
-  bool waiting_long_latency = false;  // has a global load outstanding (two-level demotes it)
+  // Cannot issue for a while (two-level demotes it, as GPGPU-Sim's waiting()):
+  // a global load outstanding, waiting at a barrier, drained (issued its last
+  // instruction), or refused by the mechanism's gate in the previous cycle.
+  bool waiting = false;
   uint8_t priority_class = 1;     // set by the mechanism: 0 = owner, 1 = unshared, 2 = non-owner
 };
 

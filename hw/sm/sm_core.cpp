@@ -26,6 +26,7 @@ struct SmCore::Warp {
   bool stream_done = false;  // the program has no more instructions
   bool exhausted = false;    // ... and every instruction has issued: it can reach no more barriers
   bool at_barrier = false;
+  bool gate_refused = false;                  // the gate refused it last cycle (shown to the policy once)
   bool counted = false;                       // included in wait_count_
   StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
@@ -96,6 +97,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
   for (uint32_t s = 0; s < spec_.num_schedulers; ++s) {
     schedulers_.push_back(make_scheduler_policy(spec_.scheduler, spec_.two_level_active_warps));
     sched_views_.emplace_back();
+    gate_refused_.push_back(0);
     wait_count_.emplace_back();
     wait_count_.back().fill(0);
     for (uint32_t slot = s; slot < spec_.max_warps; slot += spec_.num_schedulers) {
@@ -146,6 +148,10 @@ bool SmCore::launch_one_cta(uint64_t cycle) {
     warp.valid = true;
     warp.stream_done = false;
     warp.exhausted = false;
+    if (warp.gate_refused) {  // left by the slot's previous warp
+      warp.gate_refused = false;
+      --gate_refused_[slot % spec_.num_schedulers];
+    }
     warp.at_barrier = false;
     warp.ctx = {slot, cta_slot, w, next_age_++};
     warp.program = kernel_->warp_program(cta.cta_id, w);
@@ -228,15 +234,17 @@ uint64_t SmCore::tick(uint64_t cycle) {
   if (!probes_.mechanism.empty()) mechanism_.hooks->sample_probes(probes_.mechanism);
 
   if (resident_warps_ == 0 && completions_.empty() && !ldst_.busy) return kNever;
-  if (progress_ || cycle_by_cycle_) return cycle + 1;
+  if (progress_) return cycle + 1;
   if (!completions_.empty()) note_wake(completions_.top().cycle);
   const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
   if (wake_hint_ == kNever && !time_wait) {
     // Warps are resident, nothing moved, and nothing is due: no future
     // event can change that (e.g. a barrier or lock that can never open).
+    // Checked with tracing on too: a waveform run must stop the same way.
     deadlocked_ = true;
     return kNever;
   }
+  if (cycle_by_cycle_) return cycle + 1;
   if (time_wait) note_wake(cycle + 1);  // a probability draw may differ next cycle
   note_wake(hook_wake_);                // the mechanism's time-based state updates on time
   return wake_hint_;
@@ -443,7 +451,7 @@ void SmCore::update_view(uint32_t slot) {
   WarpView& v = sched_views_[slot % spec_.num_schedulers][slot / spec_.num_schedulers];
   v.valid = w.valid;
   v.age = w.ctx.age;
-  v.waiting_long_latency = w.pending_loads > 0;
+  v.waiting = w.pending_loads > 0 || w.at_barrier || w.exhausted || w.gate_refused;
   v.priority_class = w.valid ? mechanism_.gate->priority_class(w.ctx) : 1;
 }
 
@@ -474,12 +482,26 @@ void SmCore::issue() {
     if (ready == 0) continue;
 
     schedulers_[s]->order(sched_views_[s], sched_order_);
+    // A refusal is shown to the policy in one ordering only: the gate may
+    // say yes next time without any event on the warp.
+    for (uint32_t slot = static_cast<uint32_t>(s); gate_refused_[s] && slot < warps_.size();
+         slot += spec_.num_schedulers)
+      if (warps_[slot].gate_refused) {
+        warps_[slot].gate_refused = false;
+        --gate_refused_[s];
+        update_view(slot);
+      }
     for (uint32_t slot : sched_order_) {
       Warp& w = warps_[slot];
       if (!w.valid || w.wait != StallReason::None) continue;
       const WarpInstruction& inst = w.head();
       if (!mechanism_.gate->may_issue(w.ctx, inst, now_)) {
         best = std::max(best, StallReason::Gate);
+        if (!w.gate_refused) {
+          w.gate_refused = true;
+          ++gate_refused_[s];
+          update_view(slot);
+        }
         continue;
       }
       // Barrier and exit need no operands and no pipeline: they act at issue.
@@ -592,6 +614,7 @@ void SmCore::note_if_exhausted(uint32_t warp) {
   Warp& w = warps_[warp];
   if (w.exhausted || !w.stream_done || w.ib_count) return;
   w.exhausted = true;
+  update_view(warp);
   Cta& cta = ctas_[w.ctx.cta_slot];
   --cta.may_arrive;
   if (w.at_barrier) {

@@ -179,6 +179,7 @@ class SmCore {
   std::vector<Collector> collectors_;
   std::vector<std::unique_ptr<SchedulerPolicy>> schedulers_;
   std::vector<std::vector<WarpView>> sched_views_;
+  std::vector<uint32_t> gate_refused_;  // per scheduler: warps whose refusal the policy has not seen
   // wait_count_[scheduler][reason]: warps of that scheduler in that state
   // (reason None = ready to issue as far as the warp itself is concerned).
   std::vector<std::array<uint32_t, kNumStallReasons>> wait_count_;

@@ -64,6 +64,20 @@ TEST(Gpu, GtoSchedulerCompletesTheSameWork) {
   EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 30u * 8u * 1100u);
 }
 
+TEST(Gpu, TwoLevelSchedulerLetsWarpsAtABarrierGiveWay) {
+  // 1024-thread CTAs (32 warps, 16 per scheduler, twice the active set of 8)
+  // with barriers: warps waiting at a barrier must leave the active set, or
+  // the warps they wait for never get in (GPGPU-Sim demotes waiting warps).
+  ResourceOverrides res;
+  res.grid_ctas = 15;
+  res.threads_per_cta = 1024;
+  res.regs_per_thread = 16;
+  auto r = run_profile("fermi-gtx480", "hotspot", res, {"sm.scheduler=two-level"});
+  EXPECT_TRUE(r["completed"].get<bool>());
+  EXPECT_FALSE(r.contains("deadlock"));
+  EXPECT_GT(r["counters"]["barriers"].get<uint64_t>(), 0u);
+}
+
 TEST(Gpu, TwoLevelSchedulerCompletes) {
   ResourceOverrides res;
   res.grid_ctas = 30;

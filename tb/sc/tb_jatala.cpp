@@ -3,6 +3,9 @@
 // CTA, dynamic warp execution on the reference SM, and Tables VI / VIII as
 // the simulator's resident CTAs. Each TEST runs in its own process.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include "common/jatala_tables.hpp"
 #include "common/scripted_kernel.hpp"
@@ -47,8 +50,9 @@ ScriptedKernel figure5_kernel() {
   });
 }
 
-nlohmann::json run_regshare(ScriptedKernel& k, bool deadlock_rule, bool dwe = false) {
+nlohmann::json run_regshare(ScriptedKernel& k, bool deadlock_rule, bool dwe = false, std::string vcd = "") {
   SimulateOptions o;
+  o.vcd_path = vcd;
   o.mechanism_options.dynamic_warp_execution = dwe;
   o.kernel_origin = "scripted";
   o.mechanism = "regshare";
@@ -91,6 +95,18 @@ TEST(JatalaFigure5, DeadlockIsStillDetectedWithDynamicWarpExecution) {
   auto r = run_regshare(k, false, true);
   ASSERT_TRUE(r.contains("deadlock"));
   EXPECT_EQ(r["ctas_completed"].get<uint64_t>(), 0u);
+}
+
+// With --vcd every SM ticks every cycle: the deadlock must still be found
+// (a waveform is how one debugs it), not run forever.
+TEST(JatalaFigure5, DeadlockIsDetectedWithWaveformsOn) {
+  ScriptedKernel k = figure5_kernel();
+  const std::string vcd = ::testing::TempDir() + "/smshare_fig5_" + std::to_string(::getpid()) + ".vcd";
+  auto r = run_regshare(k, false, false, vcd);
+  ASSERT_TRUE(r.contains("deadlock"));
+  EXPECT_EQ(r["ctas_completed"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 2u * 10 + 2u * 2);
+  std::remove(vcd.c_str());
 }
 
 // Scratchpad sharing: two 1-warp CTAs of 4096 B on a 6144 B scratchpad at

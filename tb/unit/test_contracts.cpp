@@ -30,7 +30,7 @@ TEST(SchedulerPolicyContract, EveryPolicyOrdersOnlyValidWarpsEachOnce) {
         v.slot = 2 * i;  // one scheduler's slots of a two-scheduler SM
         if ((rng >> 60) == 0) v.valid = !v.valid;  // warps come and go
         v.age = i + (cycle / 100) * 100;
-        v.waiting_long_latency = (rng >> 50) & 1;
+        v.waiting = (rng >> 50) & 1;
         v.priority_class = static_cast<uint8_t>((rng >> 40) % 3);
       }
       policy->order(views, order);

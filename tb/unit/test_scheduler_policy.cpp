@@ -125,26 +125,26 @@ TEST(SchedulerTwoLevel, LongLatencyWarpsAreDemotedAndPendingWarpsPromoted) {
   p->issued(1);
   // Warp 0 issued a load earlier and now waits: demoted behind 2, 3; 2 promoted.
   // The rotation continues after 1, so the newly promoted 2 comes first.
-  w[0].waiting_long_latency = true;
+  w[0].waiting = true;
   EXPECT_EQ(order_of(*p, w), (Order{2, 1}));  // pending: 3, 0
   p->issued(2);
   // Warp 1 waits too: 3 is promoted (0 still waits and is skipped).
-  w[1].waiting_long_latency = true;
+  w[1].waiting = true;
   EXPECT_EQ(order_of(*p, w), (Order{3, 2}));  // pending: 0, 1
   // 0's load returns, but the active set is full: it stays pending.
-  w[0].waiting_long_latency = false;
+  w[0].waiting = false;
   EXPECT_EQ(order_of(*p, w), (Order{3, 2}));
   p->issued(3);
   // 3 waits: demoted; 0 (pending longest, ready) is promoted, 1 still waits.
   // 0 is appended where 3 was, one past the last issued warp: it goes first.
-  w[3].waiting_long_latency = true;
+  w[3].waiting = true;
   EXPECT_EQ(order_of(*p, w), (Order{0, 2}));  // pending: 1, 3
   // Everything but 2 waits: the active set stays under-full.
-  w[0].waiting_long_latency = true;
+  w[0].waiting = true;
   EXPECT_EQ(order_of(*p, w), (Order{2}));  // pending: 1, 3, 0
   // 3 and 1 become ready: 1 is promoted (pending longer), 3 waits for room.
-  w[3].waiting_long_latency = false;
-  w[1].waiting_long_latency = false;
+  w[3].waiting = false;
+  w[1].waiting = false;
   EXPECT_EQ(order_of(*p, w), (Order{1, 2}));  // pending: 3, 0
   p->issued(1);
   EXPECT_EQ(order_of(*p, w), (Order{2, 1}));
@@ -192,7 +192,7 @@ TEST(SchedulerPolicies, OrderVectorIsReusedInSteadyState) {
     const uint32_t* data = o.data();
     for (uint32_t cycle = 0; cycle < 100; ++cycle) {
       p->issued(o.empty() ? 0 : o.front());
-      w[cycle % 8].waiting_long_latency = (cycle % 3 == 0);
+      w[cycle % 8].waiting = (cycle % 3 == 0);
       p->order(w, o);
       ASSERT_EQ(o.data(), data);
     }
