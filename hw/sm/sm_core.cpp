@@ -119,6 +119,13 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
     throw std::logic_error("SmCore::begin_kernel: the previous kernel has not drained");
   kernel_ = &kernel;
   mechanism_ = std::move(mechanism);
+  // Each kernel starts with a cold L1 (GPGPU-Sim flushes it at kernel
+  // launch); the L2 keeps its contents across kernels.
+  if (l1_) l1_ = std::make_unique<CacheTags>(gpu_.l1.size_bytes, gpu_.l1.line_bytes, gpu_.l1.ways);
+  l1_fill_ready_.clear();
+  // The SM slept since its last kernel drained: that time is nobody's
+  // cycle (not active, not empty).
+  ticked_once_ = false;
   dispatcher_ = &dispatcher;
   hook_wake_ = mechanism_.hooks->next_wake();
   priority_epoch_ = mechanism_.hooks->priority_epoch();
@@ -308,7 +315,6 @@ void SmCore::start_ldst(Collector& c) {
   ldst_.inst = c.inst;
   ldst_.next_line = 0;
   ldst_.data_ready = now_;
-  ldst_.missed = false;
   ldst_.lines.clear();
   const WarpInstruction& inst = ldst_.inst;
   if (is_shared_memory(inst.op)) {
@@ -330,6 +336,15 @@ void SmCore::start_ldst(Collector& c) {
   }
 }
 
+void SmCore::note_l1_fill(uint64_t line, uint64_t ready) {
+  // Entries whose data has arrived are dropped now and then: the table only
+  // needs the fills in flight (at most a few hundred).
+  if (l1_fill_ready_.size() >= 4096)
+    for (auto it = l1_fill_ready_.begin(); it != l1_fill_ready_.end();)
+      it = it->second <= now_ ? l1_fill_ready_.erase(it) : std::next(it);
+  l1_fill_ready_[line] = ready;
+}
+
 void SmCore::ldst_step() {
   if (!ldst_.busy) return;
   progress_ = true;
@@ -344,18 +359,34 @@ void SmCore::ldst_step() {
         CacheTags::Result r = l1_->access(line, /*allocate=*/true);
         if (r.hit) {
           stats_.l1_hits++;
-          ldst_.data_ready = std::max(ldst_.data_ready, now_ + gpu_.l1.hit_latency);
+          uint64_t ready = now_ + gpu_.l1.hit_latency;
+          // A line whose miss is still in flight (the MSHR merges the
+          // request): its data arrives with the fill, not at hit latency.
+          auto pending = l1_fill_ready_.find(line);
+          if (pending != l1_fill_ready_.end()) {
+            if (pending->second > ready) {
+              ready = pending->second;
+              stats_.l1_pending_hits++;
+            } else {
+              l1_fill_ready_.erase(pending);
+            }
+          }
+          ldst_.data_ready = std::max(ldst_.data_ready, ready);
           continue;
         }
         stats_.l1_misses++;
         stats_.l1_fills++;
       }
-      ldst_.missed = true;
-      ldst_.data_ready = std::max(ldst_.data_ready, memory_.access(line, line_bytes_, false, now_));
+      const uint64_t ready = memory_.access(line, line_bytes_, false, now_);
+      if (l1_) note_l1_fill(line, ready);
+      ldst_.data_ready = std::max(ldst_.data_ready, ready);
     } else {
       // Fermi's L1 is write-evict for global stores: stores go to L2.
       stats_.global_store_lines++;
-      if (l1_) l1_->invalidate(line);
+      if (l1_) {
+        l1_->invalidate(line);
+        l1_fill_ready_.erase(line);
+      }
       memory_.access(line, line_bytes_, true, now_);
     }
   }

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 #include "hw/common/activity.hpp"
@@ -74,6 +75,7 @@ struct SmStats {
   uint64_t route_retries = 0;         // operand accesses the register route deferred
   uint64_t smem_accesses = 0, smem_conflict_cycles = 0;
   uint64_t l1_hits = 0, l1_misses = 0, l1_fills = 0;
+  uint64_t l1_pending_hits = 0;  // hits on a line whose fill was still in flight: data waits for the fill
   uint64_t global_transactions = 0, global_load_lines = 0, global_store_lines = 0;
   uint64_t barriers = 0;
   uint64_t last_cycle = 0;            // cycle in which the SM last had work
@@ -148,6 +150,7 @@ class SmCore {
   void issue();
   void fetch();
   void start_ldst(Collector& c);
+  void note_l1_fill(uint64_t line, uint64_t ready_cycle);
   void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency);
   void arrive_at_barrier(uint32_t warp);
   void check_barrier(uint32_t cta_slot);
@@ -195,9 +198,9 @@ class SmCore {
     std::vector<uint64_t> lines;
     size_t next_line = 0;
     uint64_t data_ready = 0;
-    bool missed = false;
   } ldst_;
   std::unique_ptr<CacheTags> l1_;
+  std::unordered_map<uint64_t, uint64_t> l1_fill_ready_;  // line -> cycle its in-flight fill returns
   uint32_t line_bytes_;
 
   std::vector<uint8_t> bank_used_;  // this cycle

@@ -86,6 +86,7 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
     total.l1_hits += s.l1_hits;
     total.l1_misses += s.l1_misses;
     total.l1_fills += s.l1_fills;
+    total.l1_pending_hits += s.l1_pending_hits;
     total.global_transactions += s.global_transactions;
     total.barriers += s.barriers;
     sm.collect(activity);
@@ -189,7 +190,11 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
         {"bank_conflicts", total.rf_bank_conflicts},
         {"route_retries", total.route_retries}}},
       {"scratchpad", {{"lane_accesses", total.smem_accesses}, {"bank_conflict_cycles", total.smem_conflict_cycles}}},
-      {"l1", {{"hits", total.l1_hits}, {"misses", total.l1_misses}, {"fills", total.l1_fills}}},
+      {"l1",
+       {{"hits", total.l1_hits},
+        {"misses", total.l1_misses},
+        {"fills", total.l1_fills},
+        {"pending_hits", total.l1_pending_hits}}},
       {"global_transactions", total.global_transactions},
       {"barriers", total.barriers},
       {"memory", gpu.memory().stats_json()}};

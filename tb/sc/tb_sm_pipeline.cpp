@@ -102,8 +102,8 @@ TEST(SmPipeline, RegisterBankConflictCostsOneCycle) {
 
 TEST(SmPipeline, ScratchpadBankConflictsSerialize) {
   constexpr uint64_t N = 10;
-  // Dependent shared loads r1 = smem[addr]: stride 128 B puts all 32 lanes in
-  // bank 0 on distinct words (32-way conflict); stride 4 B is conflict free.
+  // Dependent shared loads r1 = smem[addr] with stride 4 B: conflict free
+  // (the 32-way case, stride 128 B, is the next test).
   auto loads = [](uint64_t stride) {
     return [stride](uint32_t, uint32_t) {
       std::vector<WarpInstruction> v;
@@ -232,6 +232,26 @@ TEST(SmPipeline, ExitIssuedWithNothingInFlightRetiresTheWarp) {
   // warp 0 issues its EXIT; warp 1's last result is written at 62.
   EXPECT_EQ(r["cycles"].get<uint64_t>(), 63u);
   EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 3u + 11u);
+}
+
+TEST(SmPipeline, L1HitOnALineInFlightWaitsForItsFill) {
+  // Warp 0 misses on a line; warp 1 loads the same line a cycle later and
+  // "hits" the tag L1 allocated for the miss, but its data comes with the
+  // fill, so its 20-deep chain cannot start before the line is back from
+  // memory: at least 2 x icnt + L2 latency after the first load.
+  constexpr uint64_t kChain = 20;
+  ScriptedKernel k("mshr", one_warp_cta(1, 64), [](uint32_t, uint32_t warp) {
+    std::vector<WarpInstruction> v = {mem(OpClass::GlobalLoad, 1, 0x10000000, 4)};
+    if (warp == 1) v.insert(v.end(), kChain, alu(1, {1, 9}));
+    return v;
+  });
+  GpuSpec spec = one_sm_fermi();
+  auto r = run(k, spec);
+  EXPECT_EQ(r["counters"]["l1"]["misses"].get<uint64_t>(), 1u);
+  EXPECT_EQ(r["counters"]["l1"]["hits"].get<uint64_t>(), 1u);
+  EXPECT_EQ(r["counters"]["l1"]["pending_hits"].get<uint64_t>(), 1u);
+  const uint64_t round_trip = 2 * spec.icnt.latency + spec.l2.hit_latency;
+  EXPECT_GE(r["cycles"].get<uint64_t>(), round_trip + kChain * (2 + spec.sm.int_alu.latency));
 }
 
 TEST(SmPipeline, CtaCompletionRefillsTheSm) {
