@@ -19,8 +19,10 @@ struct FrontendOptions {
   bool reorder_registers = false;
 };
 
-// Global memory layout of profiled kernels. Everything lies below the swap
-// region (DramSpec::swap_base = 0xF000000000).
+// Global memory layout of profiled kernels: everything lies below
+// kGlobalLimit (the profile loader rejects footprints that would cross it),
+// so the swap region (dram.swap_base, default 2^48) must start at or above it;
+// the run set-up checks that.
 constexpr uint64_t kGlobalLoadBase = 0x10000000ull;  // loads sweep [base, base + footprint)
 constexpr uint64_t kGlobalRegionAlign = 1ull << 20;  // stores start at the next MiB above the load region
 constexpr uint64_t kGlobalLimit = 0xF000000000ull;

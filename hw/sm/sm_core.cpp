@@ -261,34 +261,37 @@ uint64_t SmCore::tick(uint64_t cycle) {
 void SmCore::writeback() {
   while (!completions_.empty() && completions_.top().cycle <= now_) {
     Completion c = completions_.top();
+    completions_.pop();
     Warp& warp = warps_[c.warp];
-    bool deferred = false;
-    for (uint8_t i = 0; i < c.num_dst; ++i) {
-      OperandRoute r = mechanism_.route->route(warp.ctx, c.dst[i], true, now_);
+    // Each destination needs its bank's one write port this cycle: the ones
+    // that get it are written; the rest (a busy bank, a route that says
+    // wait) try again next cycle.
+    uint8_t written = 0;
+    for (; written < c.num_dst; ++written) {
+      const OperandRoute r = mechanism_.route->route(warp.ctx, c.dst[written], true, now_);
       if (r.retry) {
         stats_.route_retries++;
-        deferred = true;
         break;
       }
       if (bank_used_[r.bank]) {
         stats_.rf_bank_conflicts++;
-        deferred = true;
         break;
       }
+      bank_used_[r.bank] = 1;
+      stats_.rf_bank_writes[r.bank]++;
+      warp.pending_writes.reset(c.dst[written]);
     }
-    completions_.pop();
-    if (deferred) {
-      // One write port per bank and cycle: try again next cycle.
+    if (written > 0) {
+      progress_ = true;
+      refresh(c.warp);
+    }
+    if (written < c.num_dst) {
+      for (uint8_t i = written; i < c.num_dst; ++i) c.dst[i - written] = c.dst[i];
+      c.num_dst = static_cast<uint8_t>(c.num_dst - written);
       c.cycle = now_ + 1;
       c.seq = completion_seq_++;
       completions_.push(c);
       continue;
-    }
-    for (uint8_t i = 0; i < c.num_dst; ++i) {
-      OperandRoute r = mechanism_.route->route(warp.ctx, c.dst[i], true, now_);
-      bank_used_[r.bank] = 1;
-      stats_.rf_bank_writes[r.bank]++;
-      warp.pending_writes.reset(c.dst[i]);
     }
     if (c.long_latency) {
       --warp.pending_loads;

@@ -1,5 +1,6 @@
 #include "hw/sm/sm_module.hpp"
 
+#include <cstdio>
 #include <string>
 
 namespace smshare {
@@ -54,8 +55,11 @@ uint64_t SmModule::access(uint64_t line_addr, uint32_t bytes, bool is_write, uin
   sc_time delay(static_cast<double>(issue_ps > now_ps ? issue_ps - now_ps : 0), SC_PS);
   socket->b_transport(payload_, delay);
   if (payload_.is_response_error()) {
-    SC_REPORT_ERROR("smshare/sm", (std::string(name()) + ": memory access to 0x" + std::to_string(line_addr) +
-                                   " failed: " + payload_.get_response_string())
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(line_addr));
+    SC_REPORT_ERROR("smshare/sm", (std::string(name()) + ": memory access to " + addr +
+                                   " failed: " + payload_.get_response_string() +
+                                   " (outside global memory [0, dram.swap_base) and the swap region)")
                                       .c_str());
   }
   const uint64_t ready_ps = now_ps + delay.value();

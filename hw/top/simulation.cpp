@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 
@@ -116,6 +117,14 @@ PreparedRun prepare(const RunRequest& req) {
   }
   if (fe.unknown_opcode != "error")
     throw InputError("--set frontend.unknown_opcode: applies to traces (--trace), not to kernel profiles");
+  if (run.spec.dram.swap_base < kGlobalLimit) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "0x%llx", static_cast<unsigned long long>(kGlobalLimit));
+    throw input_error(req.config, "dram.swap_base",
+                      "must be at least " + std::string(limit) +
+                          ": kernel profiles place their global data below that address, and the swap region "
+                          "must not overlap it");
+  }
   KernelProfile profile = load_kernel_profile(req.kernel.empty() ? "synthetic" : req.kernel);
   if (req.seed) profile.seed = *req.seed;
   run.seed = profile.seed;

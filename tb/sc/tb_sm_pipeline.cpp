@@ -100,6 +100,22 @@ TEST(SmPipeline, RegisterBankConflictCostsOneCycle) {
   EXPECT_EQ(r["counters"]["register_file"]["writes_per_bank"][0].get<uint64_t>(), N);
 }
 
+TEST(SmPipeline, TwoResultsInOneBankAreWrittenInTwoCycles) {
+  // One instruction writes r1 and r17, both in bank 1 for warp slot 0: the
+  // bank's single write port takes r1 in cycle 6 and r17 in cycle 7, so an
+  // instruction reading r17 issues at 7, is dispatched at 9 and writes at 13.
+  WarpInstruction two_results = alu(1, {});
+  two_results.num_dst = 2;
+  two_results.dst[1] = 17;
+  ScriptedKernel k("two-dst", one_warp_cta(), [two_results](uint32_t, uint32_t) {
+    return std::vector<WarpInstruction>{two_results, alu(2, {17})};
+  });
+  auto r = run(k, one_sm_fermi());
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), 14u);
+  EXPECT_EQ(r["counters"]["register_file"]["bank_conflicts"].get<uint64_t>(), 1u);
+  EXPECT_EQ(r["counters"]["register_file"]["writes_per_bank"][1].get<uint64_t>(), 2u);
+}
+
 TEST(SmPipeline, ScratchpadBankConflictsSerialize) {
   constexpr uint64_t N = 10;
   // Dependent shared loads r1 = smem[addr] with stride 4 B: conflict free
