@@ -183,13 +183,14 @@ class ProfileKernel final : public KernelSource {
   std::shared_ptr<const KernelShape> k_;
 };
 
+// `flag` is the CLI what-if flag that sets the key, named in the error.
 void override_value(uint32_t& field, int64_t value, int64_t lo, int64_t hi, const std::string& file,
-                    const char* key) {
+                    const char* key, const char* flag) {
   if (value < 0) return;  // not overridden
   if (value < lo || value > hi)
     throw input_error(file + " (with overrides)", key,
-                      "override value " + std::to_string(value) + " is not an integer in [" + std::to_string(lo) +
-                          ", " + std::to_string(hi) + "]");
+                      std::string(flag) + " " + std::to_string(value) + ": not an integer in [" +
+                          std::to_string(lo) + ", " + std::to_string(hi) + "]");
   field = static_cast<uint32_t>(value);
 }
 
@@ -202,10 +203,13 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
   s.name = profile.name;
   s.res = profile.resources;
   const std::string& file = profile.file;
-  override_value(s.res.grid_ctas, overrides.grid_ctas, 1, (int64_t{1} << 31) - 1, file, "grid_ctas");
-  override_value(s.res.threads_per_cta, overrides.threads_per_cta, 1, 2048, file, "threads_per_cta");
-  override_value(s.res.regs_per_thread, overrides.regs_per_thread, 1, 255, file, "regs_per_thread");
-  override_value(s.res.smem_bytes_per_cta, overrides.smem_bytes_per_cta, 0, 1 << 20, file, "smem_bytes_per_cta");
+  override_value(s.res.grid_ctas, overrides.grid_ctas, 1, (int64_t{1} << 31) - 1, file, "grid_ctas", "--ctas");
+  override_value(s.res.threads_per_cta, overrides.threads_per_cta, 1, 2048, file, "threads_per_cta",
+                 "--threads-per-cta");
+  override_value(s.res.regs_per_thread, overrides.regs_per_thread, 1, 255, file, "regs_per_thread",
+                 "--regs-per-thread");
+  override_value(s.res.smem_bytes_per_cta, overrides.smem_bytes_per_cta, 0, 1 << 20, file, "smem_bytes_per_cta",
+                 "--smem-per-cta");
   const bool has_shared = profile.mix_of(MixClass::SharedLoad) + profile.mix_of(MixClass::SharedStore) > 0;
   if (has_shared && s.res.smem_bytes_per_cta < 4)
     throw input_error(file + " (with overrides)", "smem_bytes_per_cta",

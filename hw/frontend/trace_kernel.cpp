@@ -323,8 +323,13 @@ TraceKernel::TraceKernel(const std::string& path, const ResourceOverrides& overr
   table_ = &opcode_table_for(header_.binary_version, path + ":" + std::to_string(body_line));
   parser_ = std::make_shared<const TraceLineParser>(path, header_, *table_, options.unknown_opcode_as_alu);
 
-  if (header_.grid_ctas() > UINT32_MAX)
-    throw input_error(path, "grid dim", "more than 2^32 CTAs in the grid");
+  // The index holds an entry per CTA of the grid; a grid far beyond what a
+  // trace file can hold is a malformed header, not a reason to exhaust memory.
+  constexpr uint64_t kMaxGridCtas = 1ull << 24;
+  if (header_.grid_ctas() > kMaxGridCtas)
+    throw input_error(path, "grid dim",
+                      std::to_string(header_.grid_ctas()) + " CTAs; at most " + std::to_string(kMaxGridCtas) +
+                          " (2^24) are supported");
   resources_.grid_ctas = static_cast<uint32_t>(header_.grid_ctas());
   resources_.threads_per_cta = static_cast<uint32_t>(header_.threads_per_cta());
   resources_.regs_per_thread = header_.nregs;
