@@ -65,30 +65,9 @@ Occupancy baseline_occupancy(const SmSpec& sm, const KernelResources& k, const s
   o.by_threads = fit(sm.max_threads, f.threads, o.by_cta_slots);
   o.by_warp_slots = fit(sm.max_warps, f.warps, o.by_cta_slots);
 
-  // Precedence on ties is the enum's declaration order: registers, scratchpad,
-  // threads, CTA slots, warp slots, then grid. The per-kernel allocations come
-  // first (the resources the sharing mechanisms reclaim), and threads before
-  // warp slots (they always tie when threads are padded to whole warps and
-  // max_threads = max_warps x warp_size, and the papers say "threads").
-  // A resource the CTA does not use (0 registers, 0 scratchpad) never binds.
-  struct Candidate {
-    OccupancyLimit limit;
-    uint32_t ctas;
-    bool used;
-  };
-  const Candidate candidates[] = {
-      {OccupancyLimit::Registers, o.by_registers, f.registers > 0},
-      {OccupancyLimit::Scratchpad, o.by_scratchpad, f.smem_bytes > 0},
-      {OccupancyLimit::Threads, o.by_threads, true},
-      {OccupancyLimit::CtaSlots, o.by_cta_slots, true},
-      {OccupancyLimit::WarpSlots, o.by_warp_slots, true},
-  };
+  choose_limit(o, f, k);
 
-  const Candidate* best = nullptr;
-  for (const Candidate& c : candidates)
-    if (c.used && (best == nullptr || c.ctas < best->ctas)) best = &c;
-
-  if (best->ctas == 0) {
+  if (o.ctas_per_sm == 0) {
     // Name every resource one CTA overflows; the key is the first of them.
     std::string key;
     std::string problem = "not one CTA fits on an SM:";
@@ -118,14 +97,38 @@ Occupancy baseline_occupancy(const SmSpec& sm, const KernelResources& k, const s
     throw input_error(origin, key, problem);
   }
 
+  return o;
+}
+
+void choose_limit(Occupancy& o, const CtaFootprint& f, const KernelResources& k) {
+  // Precedence on ties is the enum's declaration order: registers, scratchpad,
+  // threads, CTA slots, warp slots, then grid. The per-kernel allocations come
+  // first (the resources the sharing mechanisms reclaim), and threads before
+  // warp slots (they always tie when threads are padded to whole warps and
+  // max_threads = max_warps x warp_size, and the papers say "threads").
+  // A resource the CTA does not use (0 registers, 0 scratchpad) never binds.
+  struct Candidate {
+    OccupancyLimit limit;
+    uint32_t ctas;
+    bool used;
+  };
+  const Candidate candidates[] = {
+      {OccupancyLimit::Registers, o.by_registers, f.registers > 0},
+      {OccupancyLimit::Scratchpad, o.by_scratchpad, f.smem_bytes > 0},
+      {OccupancyLimit::Threads, o.by_threads, true},
+      {OccupancyLimit::CtaSlots, o.by_cta_slots, true},
+      {OccupancyLimit::WarpSlots, o.by_warp_slots, true},
+  };
+  const Candidate* best = nullptr;
+  for (const Candidate& c : candidates)
+    if (c.used && (best == nullptr || c.ctas < best->ctas)) best = &c;
   o.ctas_per_sm = best->ctas;
   o.limited_by = best->limit;
-  if (k.grid_ctas < o.ctas_per_sm) {
+  if (best->ctas > 0 && k.grid_ctas < o.ctas_per_sm) {
     o.ctas_per_sm = k.grid_ctas;
     o.limited_by = OccupancyLimit::Grid;
   }
   o.warps_per_sm = saturate(uint64_t{o.ctas_per_sm} * f.warps);
-  return o;
 }
 
 }  // namespace smshare

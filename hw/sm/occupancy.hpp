@@ -38,6 +38,13 @@ struct Occupancy {
 
 CtaFootprint cta_footprint(const SmSpec& sm, const KernelResources& k);
 
+// Given each resource's own limit in o.by_*, picks the binding one (ties:
+// registers, scratchpad, threads, CTA slots, warp slots; a resource the CTA
+// does not use never binds), caps by the grid, and sets ctas_per_sm,
+// limited_by and warps_per_sm. Mechanisms that change one limit (Jatala's
+// sharing) call it again.
+void choose_limit(Occupancy& o, const CtaFootprint& f, const KernelResources& k);
+
 // Throws InputError (naming `origin`) when not even one CTA fits: a kernel
 // that can never run must not hang the simulator.
 Occupancy baseline_occupancy(const SmSpec& sm, const KernelResources& k, const std::string& origin);

@@ -36,29 +36,7 @@ Occupancy sharing_occupancy(Resource r, const SmSpec& sm, const KernelResources&
   CtaSplit eq = split_ctas(R, Rtb, percent, ~0u);
   uint32_t& mine = r == Resource::Registers ? o.by_registers : o.by_scratchpad;
   mine = eq.by_sharing;
-  struct Candidate {
-    OccupancyLimit limit;
-    uint32_t ctas;
-    bool used;
-  };
-  const CtaFootprint f = cta_footprint(sm, k);
-  const Candidate candidates[] = {
-      {OccupancyLimit::Registers, o.by_registers, f.registers > 0},
-      {OccupancyLimit::Scratchpad, o.by_scratchpad, f.smem_bytes > 0},
-      {OccupancyLimit::Threads, o.by_threads, true},
-      {OccupancyLimit::CtaSlots, o.by_cta_slots, true},
-      {OccupancyLimit::WarpSlots, o.by_warp_slots, true},
-  };
-  const Candidate* best = nullptr;
-  for (const Candidate& c : candidates)
-    if (c.used && (best == nullptr || c.ctas < best->ctas)) best = &c;
-  o.ctas_per_sm = best->ctas;
-  o.limited_by = best->limit;
-  if (k.grid_ctas < o.ctas_per_sm) {
-    o.ctas_per_sm = k.grid_ctas;
-    o.limited_by = OccupancyLimit::Grid;
-  }
-  o.warps_per_sm = o.ctas_per_sm * f.warps;
+  choose_limit(o, cta_footprint(sm, k), k);
   return o;
 }
 
