@@ -84,6 +84,17 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   for (const auto& o : run_overrides) jatala_keys |= o.rfind("jatala.", 0) == 0;
   if (jatala_keys && !is_jatala(req.mechanism))
     throw InputError("--set jatala.*: applies to --mechanism regshare or spmshare, not '" + req.mechanism + "'");
+  auto given = [&](const char* key) {
+    for (const auto& o : run_overrides)
+      if (o.rfind(std::string(key) + "=", 0) == 0) return true;
+    return false;
+  };
+  // A setting that would be ignored is a mistake in the command, not a default.
+  if (given("jatala.deadlock_avoidance") && req.mechanism != "regshare")
+    throw InputError("--set jatala.deadlock_avoidance: the Sec. III-A rule is about register locks; it applies to "
+                     "--mechanism regshare, not '" + req.mechanism + "'");
+  if ((given("jatala.dwe_period_cycles") || given("jatala.dwe_step_percent")) && !m.dynamic_warp_execution)
+    throw InputError("--set jatala.dwe_*: set only with --set jatala.dynamic_warp_execution=true, which they tune");
   if (!req.sharing.empty()) {
     m.sharing_given = true;
     m.sharing_percent = jatala::parse_sharing_percent(req.sharing);

@@ -382,6 +382,15 @@ def _(ctx):
               "--vcd", "/nonexistent-dir/w")
 
 
+@case("bad_jatala_setting_that_would_be_ignored")
+def _(ctx):
+    # The Sec. III-A rule is about register locks; the DWE tuning keys need DWE on.
+    bad_input(ctx, ("run", "--config", "jatala-fermi", "--kernel", "lavamd", "--mechanism", "spmshare",
+                    "--set", "jatala.deadlock_avoidance=false"), 1, "jatala.deadlock_avoidance", "regshare")
+    bad_input(ctx, ("run", "--config", "jatala-fermi", "--kernel", "hotspot", "--mechanism", "regshare",
+                    "--set", "jatala.dwe_period_cycles=500"), 1, "jatala.dwe_", "dynamic_warp_execution=true")
+
+
 # --- determinism: same inputs, same report (host fields aside); the seed matters
 
 def same_twice(ctx, *args):
