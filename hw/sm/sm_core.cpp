@@ -67,6 +67,42 @@ struct SmCore::Collector {
   uint64_t ready_cycle = 0;
 };
 
+void SmStats::add(const SmStats& o) {
+  active_cycles += o.active_cycles;
+  issue_cycles += o.issue_cycles;
+  stall_cycles += o.stall_cycles;
+  idle_cycles += o.idle_cycles;
+  empty_cycles += o.empty_cycles;
+  for (unsigned r = 0; r < kNumStallReasons; ++r) reason_cycles[r] += o.reason_cycles[r];
+  warp_instructions += o.warp_instructions;
+  thread_instructions += o.thread_instructions;
+  for (unsigned i = 0; i < kNumOpClasses; ++i) op_counts[i] += o.op_counts[i];
+  ctas_completed += o.ctas_completed;
+  max_resident_ctas = std::max(max_resident_ctas, o.max_resident_ctas);
+  max_resident_warps = std::max(max_resident_warps, o.max_resident_warps);
+  resident_cta_cycles += o.resident_cta_cycles;
+  resident_warp_cycles += o.resident_warp_cycles;
+  rf_allocated_cycles += o.rf_allocated_cycles;
+  smem_allocated_cycles += o.smem_allocated_cycles;
+  rf_bank_reads.resize(std::max(rf_bank_reads.size(), o.rf_bank_reads.size()), 0);
+  rf_bank_writes.resize(std::max(rf_bank_writes.size(), o.rf_bank_writes.size()), 0);
+  for (size_t b = 0; b < o.rf_bank_reads.size(); ++b) rf_bank_reads[b] += o.rf_bank_reads[b];
+  for (size_t b = 0; b < o.rf_bank_writes.size(); ++b) rf_bank_writes[b] += o.rf_bank_writes[b];
+  rf_bank_conflicts += o.rf_bank_conflicts;
+  route_retries += o.route_retries;
+  smem_accesses += o.smem_accesses;
+  smem_conflict_cycles += o.smem_conflict_cycles;
+  l1_hits += o.l1_hits;
+  l1_misses += o.l1_misses;
+  l1_fills += o.l1_fills;
+  l1_pending_hits += o.l1_pending_hits;
+  global_transactions += o.global_transactions;
+  global_load_lines += o.global_load_lines;
+  global_store_lines += o.global_store_lines;
+  barriers += o.barriers;
+  last_cycle = std::max(last_cycle, o.last_cycle);
+}
+
 SmCore::Unit SmCore::unit_of(OpClass op) {
   if (op == OpClass::Sfu) return Unit::Sfu;
   if (is_memory(op)) return Unit::Mem;
@@ -185,16 +221,20 @@ void SmCore::account_gap(uint64_t cycles) {
   if (resident_warps_ == 0) {
     stats_.empty_cycles += cycles;
   } else {
-    stats_.active_cycles += cycles;
     if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles += cycles;
     else stats_.idle_cycles += cycles;
     stats_.reason_cycles[static_cast<int>(last_reason_)] += cycles;
-    stats_.resident_cta_cycles += cycles * resident_ctas_;
-    stats_.resident_warp_cycles += cycles * resident_warps_;
-    stats_.rf_allocated_cycles += cycles * mechanism_.admission->registers_allocated();
-    stats_.smem_allocated_cycles += cycles * mechanism_.admission->smem_allocated();
+    accumulate_residency(cycles);
     stats_.route_retries += cycles * route_retries_this_cycle_;
   }
+}
+
+void SmCore::accumulate_residency(uint64_t cycles) {
+  stats_.active_cycles += cycles;
+  stats_.resident_cta_cycles += cycles * resident_ctas_;
+  stats_.resident_warp_cycles += cycles * resident_warps_;
+  stats_.rf_allocated_cycles += cycles * mechanism_.admission->registers_allocated();
+  stats_.smem_allocated_cycles += cycles * mechanism_.admission->smem_allocated();
 }
 
 uint64_t SmCore::tick(uint64_t cycle) {
@@ -229,11 +269,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   fetch();
 
   if (had_warps) {
-    stats_.active_cycles++;
-    stats_.resident_cta_cycles += resident_ctas_;
-    stats_.resident_warp_cycles += resident_warps_;
-    stats_.rf_allocated_cycles += mechanism_.admission->registers_allocated();
-    stats_.smem_allocated_cycles += mechanism_.admission->smem_allocated();
+    accumulate_residency(1);
     stats_.last_cycle = cycle;
   }
   probes_.resident_ctas = resident_ctas_;

@@ -79,6 +79,11 @@ struct SmStats {
   uint64_t global_transactions = 0, global_load_lines = 0, global_store_lines = 0;
   uint64_t barriers = 0;
   uint64_t last_cycle = 0;            // cycle in which the SM last had work
+
+  // Adds another SM's statistics (maxima for max_* and last_cycle): the
+  // one place that lists every field, so a new counter is summed by adding
+  // it here.
+  void add(const SmStats& o);
 };
 
 // Probe values sampled into the VCD when tracing is on.
@@ -143,6 +148,9 @@ class SmCore {
 
   static Unit unit_of(OpClass op);
   void account_gap(uint64_t cycles);
+  // Active cycles and the residency integrals for `cycles` cycles at the
+  // current residency (one ticked cycle, or a run of skipped ones).
+  void accumulate_residency(uint64_t cycles);
   void writeback();
   void ldst_step();
   void dispatch();

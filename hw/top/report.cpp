@@ -48,8 +48,6 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
                        double host_seconds) {
   const GpuSpec& spec = gpu.spec();
   SmStats total;
-  total.rf_bank_reads.assign(spec.sm.register_banks, 0);
-  total.rf_bank_writes.assign(spec.sm.register_banks, 0);
   uint64_t cycles = 0;
   json per_sm = json::array();
   json deadlocks = json::array();
@@ -60,35 +58,7 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
     const SmStats& s = sm.stats();
     if (sm.deadlocked()) deadlocks.push_back({{"sm", &sm_module - &gpu.sms()[0]}, {"cycle", s.last_cycle}});
     cycles = std::max(cycles, s.active_cycles ? s.last_cycle + 1 : 0);
-    total.active_cycles += s.active_cycles;
-    total.issue_cycles += s.issue_cycles;
-    total.stall_cycles += s.stall_cycles;
-    total.idle_cycles += s.idle_cycles;
-    total.empty_cycles += s.empty_cycles;
-    for (unsigned r = 0; r < kNumStallReasons; ++r) total.reason_cycles[r] += s.reason_cycles[r];
-    total.warp_instructions += s.warp_instructions;
-    total.thread_instructions += s.thread_instructions;
-    for (unsigned o = 0; o < kNumOpClasses; ++o) total.op_counts[o] += s.op_counts[o];
-    total.ctas_completed += s.ctas_completed;
-    total.max_resident_ctas = std::max(total.max_resident_ctas, s.max_resident_ctas);
-    total.resident_cta_cycles += s.resident_cta_cycles;
-    total.resident_warp_cycles += s.resident_warp_cycles;
-    total.rf_allocated_cycles += s.rf_allocated_cycles;
-    total.smem_allocated_cycles += s.smem_allocated_cycles;
-    for (uint32_t b = 0; b < spec.sm.register_banks; ++b) {
-      total.rf_bank_reads[b] += s.rf_bank_reads[b];
-      total.rf_bank_writes[b] += s.rf_bank_writes[b];
-    }
-    total.rf_bank_conflicts += s.rf_bank_conflicts;
-    total.route_retries += s.route_retries;
-    total.smem_accesses += s.smem_accesses;
-    total.smem_conflict_cycles += s.smem_conflict_cycles;
-    total.l1_hits += s.l1_hits;
-    total.l1_misses += s.l1_misses;
-    total.l1_fills += s.l1_fills;
-    total.l1_pending_hits += s.l1_pending_hits;
-    total.global_transactions += s.global_transactions;
-    total.barriers += s.barriers;
+    total.add(s);
     sm.collect(activity);
     std::vector<std::pair<std::string, uint64_t>> c;
     if (sm.mechanism().hooks) sm.mechanism().hooks->counters(c);
@@ -168,9 +138,7 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
   report["ctas_completed"] = total.ctas_completed;
   report["occupancy"] = occupancy_json(occ, spec, kernel, id.mechanism);
   report["resident_ctas_per_sm"] = total.max_resident_ctas;
-  uint64_t max_warps = 0;
-  for (const auto& sm_module : gpu.sms()) max_warps = std::max(max_warps, sm_module->core().stats().max_resident_warps);
-  report["resident_warps_per_sm"] = max_warps;
+  report["resident_warps_per_sm"] = total.max_resident_warps;
   report["avg_resident_ctas_per_sm"] = ratio(static_cast<double>(total.resident_cta_cycles), active);
   report["avg_resident_warps_per_sm"] = ratio(static_cast<double>(total.resident_warp_cycles), active);
   report["rf_utilization"] = ratio(static_cast<double>(total.rf_allocated_cycles), active * spec.sm.registers);

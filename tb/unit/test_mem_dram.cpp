@@ -7,32 +7,19 @@
 #include <set>
 #include <utility>
 
+#include "tb/common/round_dram_spec.hpp"
 #include "hw/mem/dram_address_map.hpp"
 #include "hw/mem/dram_channel.hpp"
 
 namespace smshare {
 namespace {
 
-DramSpec round_spec() {
-  DramSpec d;
-  d.channels = 2;
-  d.banks = 4;
-  d.bandwidth_gbps = 64;
-  d.clock_mhz = 1000;
-  d.row_bytes = 1024;
-  d.tCL = 10;
-  d.tRCD = 12;
-  d.tRP = 14;
-  d.tRAS = 30;
-  d.interleave_bytes = 256;
-  return d;
-}
 
 constexpr uint64_t kLine = 4000;  // ps per 128 B line on one channel
 constexpr uint64_t kCL = 10000, kRCD = 12000, kRP = 14000, kRAS = 30000;
 
 TEST(DramAddressMap, ChannelsInterleaveEveryInterleaveBytes) {
-  DramAddressMap m(round_spec());
+  DramAddressMap m(tb::round_dram_spec());
   EXPECT_EQ(m.channel(0), 0u);
   EXPECT_EQ(m.channel(255), 0u);
   EXPECT_EQ(m.channel(256), 1u);
@@ -53,7 +40,7 @@ TEST(DramAddressMap, FermiSixChannels) {
 }
 
 TEST(DramAddressMap, ConsecutivePagesUseEveryBankAndBankRowIsUnique) {
-  DramAddressMap m(round_spec());
+  DramAddressMap m(tb::round_dram_spec());
   EXPECT_EQ(m.bank(0), 0u);
   EXPECT_EQ(m.bank(1023), 0u);
   EXPECT_EQ(m.bank(1024), 1u);
@@ -80,7 +67,7 @@ TEST(DramAddressMap, RowSkewSpreadsStreamsOneBankRowApart) {
 }
 
 TEST(DramChannel, TimingParametersInPicoseconds) {
-  DramChannelTiming ch(round_spec(), 128);
+  DramChannelTiming ch(tb::round_dram_spec(), 128);
   EXPECT_EQ(ch.line_time_ps(), kLine);
   EXPECT_EQ(ch.tCL_ps(), kCL);
   EXPECT_EQ(ch.tRAS_ps(), kRAS);
@@ -91,14 +78,14 @@ TEST(DramChannel, TimingParametersInPicoseconds) {
 }
 
 TEST(DramChannel, ClosedBankActivatesThenReads) {
-  DramChannelTiming ch(round_spec(), 128);
+  DramChannelTiming ch(tb::round_dram_spec(), 128);
   EXPECT_EQ(ch.access(5000, 0, false), 5000 + kRCD + kCL + kLine);
   EXPECT_EQ(ch.counters().activates, 1u);
   EXPECT_EQ(ch.counters().row_hits, 0u);
 }
 
 TEST(DramChannel, RowHitPaysOnlyCasLatency) {
-  DramChannelTiming ch(round_spec(), 128);
+  DramChannelTiming ch(tb::round_dram_spec(), 128);
   ch.access(0, 0, false);                               // opens row 0 of bank 0, bus busy until 26 ns
   EXPECT_EQ(ch.access(100000, 128, false), 100000 + kCL + kLine);
   EXPECT_EQ(ch.counters().row_hits, 1u);
@@ -106,7 +93,7 @@ TEST(DramChannel, RowHitPaysOnlyCasLatency) {
 }
 
 TEST(DramChannel, RowConflictPrechargesAndActivates) {
-  DramChannelTiming ch(round_spec(), 128);
+  DramChannelTiming ch(tb::round_dram_spec(), 128);
   ch.access(0, 0, false);  // bank 0, row 0
   // Local 7168 is bank 0, row 1: precharge, activate, read.
   EXPECT_EQ(ch.access(100000, 7168, false), 100000 + kRP + kRCD + kCL + kLine);
@@ -115,14 +102,14 @@ TEST(DramChannel, RowConflictPrechargesAndActivates) {
 }
 
 TEST(DramChannel, RowConflictWaitsForTras) {
-  DramChannelTiming ch(round_spec(), 128);
+  DramChannelTiming ch(tb::round_dram_spec(), 128);
   ch.access(0, 0, false);  // activate at 0
   // Precharge no earlier than tRAS (30 ns) after that activate.
   EXPECT_EQ(ch.access(0, 7168, false), kRAS + kRP + kRCD + kCL + kLine);
 }
 
 TEST(DramChannel, BackToBackLinesAreBoundByTheDataBus) {
-  DramChannelTiming ch(round_spec(), 128);
+  DramChannelTiming ch(tb::round_dram_spec(), 128);
   const int n = 64;  // 8 KB: pages 0..7, banks in both rows, row hits within a page
   uint64_t last = 0;
   for (int i = 0; i < n; ++i) last = ch.access(0, uint64_t(i) * 128, false);
@@ -135,13 +122,13 @@ TEST(DramChannel, BackToBackLinesAreBoundByTheDataBus) {
 }
 
 TEST(DramChannel, BanksWorkInParallelBehindTheBus) {
-  DramChannelTiming ch(round_spec(), 128);
+  DramChannelTiming ch(tb::round_dram_spec(), 128);
   // Four different banks at once: one activate each, overlapped; only the bus serializes.
   for (int b = 0; b < 4; ++b) EXPECT_EQ(ch.access(0, uint64_t(b) * 1024, false), kRCD + kCL + (b + 1) * kLine);
 }
 
 TEST(DramChannel, WritesCountSeparately) {
-  DramChannelTiming ch(round_spec(), 128);
+  DramChannelTiming ch(tb::round_dram_spec(), 128);
   EXPECT_EQ(ch.access(0, 0, true), kRCD + kCL + kLine);
   ch.access(0, 128, false);
   EXPECT_EQ(ch.counters().writes, 1u);
@@ -149,7 +136,7 @@ TEST(DramChannel, WritesCountSeparately) {
 }
 
 TEST(DramChannel, QueueDepthCountsRequestsNotYetReturned) {
-  DramChannelTiming ch(round_spec(), 128);
+  DramChannelTiming ch(tb::round_dram_spec(), 128);
   for (int i = 0; i < 64; ++i) ch.access(0, uint64_t(i) * 128, false);  // done at 26 ns + 4 ns * i
   const uint64_t first = kRCD + kCL + kLine;
   EXPECT_EQ(ch.queue_depth(0), 64u);

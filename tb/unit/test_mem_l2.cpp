@@ -4,6 +4,7 @@
 // test_mem_dram.cpp (tRCD 12 ns, tCL 10 ns, 4 ns per line).
 #include <gtest/gtest.h>
 
+#include "tb/common/round_dram_spec.hpp"
 #include "hw/mem/dram_channel.hpp"
 #include "hw/mem/l2_slice.hpp"
 #include "hw/mem/port_reservation.hpp"
@@ -35,20 +36,6 @@ TEST(MemPortReservation, NextFreeTimeQueuesAndLeavesGaps) {
   EXPECT_EQ(p.bytes(), 224u);
 }
 
-DramSpec dram_spec() {
-  DramSpec d;
-  d.channels = 2;
-  d.banks = 4;
-  d.bandwidth_gbps = 64;
-  d.clock_mhz = 1000;
-  d.row_bytes = 1024;
-  d.tCL = 10;
-  d.tRCD = 12;
-  d.tRP = 14;
-  d.tRAS = 30;
-  d.interleave_bytes = 256;
-  return d;
-}
 
 L2Spec l2_spec() {
   L2Spec l;
@@ -61,7 +48,7 @@ L2Spec l2_spec() {
 }
 
 struct Slice {
-  DramChannelTiming dram{dram_spec(), 128};
+  DramChannelTiming dram{tb::round_dram_spec(), 128};
   L2Slice l2{l2_spec(), 2, 1000, dram};
 };
 
