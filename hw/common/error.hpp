@@ -3,6 +3,8 @@
 // non-zero; nothing a user types should crash the model.
 #pragma once
 
+#include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +23,13 @@ inline InputError input_error(const std::string& file, const std::string& key, c
   if (!key.empty()) msg += ": key '" + key + "'";
   msg += ": " + problem;
   return InputError(msg);
+}
+
+// "0x1f": how an error shows an address.
+inline std::string hex(uint64_t value) {
+  char text[19];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+  return text;
 }
 
 // "a, b, c": how an error lists the allowed values or the known names.

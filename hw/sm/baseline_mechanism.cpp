@@ -50,22 +50,20 @@ class OpenGate final : public WarpGate {
   bool may_issue(const WarpContext&, const WarpInstruction&, uint64_t) override { return true; }
 };
 
-bool is_jatala(const std::string& name) { return name == "regshare" || name == "spmshare"; }
-
 }  // namespace
 
 std::shared_ptr<KernelSharedState> make_kernel_shared_state(const std::string& name) {
-  return is_jatala(name) ? jatala::make_shared_state() : nullptr;
+  return jatala::is_jatala(name) ? jatala::make_shared_state() : nullptr;
 }
 
 std::vector<std::string> mechanism_probe_names(const std::string& name, const SmSpec& sm) {
-  return is_jatala(name) ? jatala::probe_names(sm) : std::vector<std::string>{};
+  return jatala::is_jatala(name) ? jatala::probe_names(sm) : std::vector<std::string>{};
 }
 
 Mechanism make_mechanism(const std::string& name, const SmSpec& sm, const KernelResources& kernel,
                          const std::string& origin, const MechanismOptions& options, uint32_t sm_id,
                          std::shared_ptr<KernelSharedState> shared) {
-  if (options.sharing_given && !is_jatala(name))
+  if (options.sharing_given && !jatala::is_jatala(name))
     throw InputError("--sharing: mechanism '" + name +
                      "' does not share resources; --sharing applies to regshare and spmshare");
   if (name == "regshare" || name == "spmshare")

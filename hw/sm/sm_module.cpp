@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "hw/common/error.hpp"
+
 namespace smshare {
 
 using sc_core::sc_time;
@@ -55,9 +57,7 @@ uint64_t SmModule::access(uint64_t line_addr, uint32_t bytes, bool is_write, uin
   sc_time delay(static_cast<double>(issue_ps > now_ps ? issue_ps - now_ps : 0), SC_PS);
   socket->b_transport(payload_, delay);
   if (payload_.is_response_error()) {
-    char addr[32];
-    std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(line_addr));
-    SC_REPORT_ERROR("smshare/sm", (std::string(name()) + ": memory access to " + addr +
+    SC_REPORT_ERROR("smshare/sm", (std::string(name()) + ": memory access to " + hex(line_addr) +
                                    " failed: " + payload_.get_response_string() +
                                    " (outside global memory [0, dram.swap_base) and the swap region)")
                                       .c_str());

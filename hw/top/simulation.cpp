@@ -16,6 +16,7 @@
 #include "hw/frontend/trace_kernel.hpp"
 #include "hw/power/power_model.hpp"
 #include "hw/power/structure_sizes.hpp"
+#include "hw/sharing/jatala/jatala_mechanism.hpp"
 #include "hw/sharing/jatala/jatala_occupancy.hpp"
 #include "hw/sm/mechanism.hpp"
 #include "hw/top/gpu_module.hpp"
@@ -49,7 +50,7 @@ bool is_run_setting(const std::string& assignment) {
          assignment.rfind("jatala.", 0) == 0;
 }
 
-bool is_jatala(const std::string& mechanism) { return mechanism == "regshare" || mechanism == "spmshare"; }
+using jatala::is_jatala;
 
 PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   PreparedRun run;
@@ -129,10 +130,8 @@ PreparedRun prepare(const RunRequest& req) {
   if (fe.unknown_opcode != "error")
     throw InputError("--set frontend.unknown_opcode: applies to traces (--trace), not to kernel profiles");
   if (run.spec.dram.swap_base < kGlobalLimit) {
-    char limit[32];
-    std::snprintf(limit, sizeof limit, "0x%llx", static_cast<unsigned long long>(kGlobalLimit));
     throw input_error(req.config, "dram.swap_base",
-                      "must be at least " + std::string(limit) +
+                      "must be at least " + hex(kGlobalLimit) +
                           ": kernel profiles place their global data below that address, and the swap region "
                           "must not overlap it");
   }

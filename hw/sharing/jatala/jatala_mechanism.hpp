@@ -14,6 +14,9 @@ namespace smshare::jatala {
 
 enum class Resource { Registers, Scratchpad };
 
+// The mechanism names this folder implements (regshare, spmshare).
+inline bool is_jatala(const std::string& mechanism) { return mechanism == "regshare" || mechanism == "spmshare"; }
+
 // Resident CTAs (Sec. III-C) without simulating.
 Occupancy sharing_occupancy(Resource r, const SmSpec& sm, const KernelResources& k, const std::string& origin,
                             uint32_t sharing_percent);
