@@ -168,7 +168,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
 }
 
-bool SmCore::launch_one_cta(uint64_t cycle) {
+bool SmCore::launch_one_cta() {
   if (dispatcher_ == nullptr || !dispatcher_->has_next()) return false;
   uint32_t cta_slot = 0;
   while (cta_slot < ctas_.size() && ctas_[cta_slot].valid) ++cta_slot;
@@ -210,7 +210,6 @@ bool SmCore::launch_one_cta(uint64_t cycle) {
   stats_.max_resident_ctas = std::max<uint64_t>(stats_.max_resident_ctas, resident_ctas_);
   stats_.max_resident_warps = std::max<uint64_t>(stats_.max_resident_warps, resident_warps_);
   progress_ = true;
-  (void)cycle;
   return true;
 }
 
@@ -736,7 +735,7 @@ void SmCore::retire_cta(uint32_t cta_slot) {
   cta.valid = false;
   --resident_ctas_;
   stats_.ctas_completed++;
-  while (launch_one_cta(now_)) {
+  while (launch_one_cta()) {
   }
 }
 

@@ -113,7 +113,7 @@ class SmCore {
 
   // Starts one more CTA from the dispatcher if it fits; the GPU calls this
   // round-robin over SMs at kernel launch, as GPGPU-Sim's CTA issuer does.
-  bool launch_one_cta(uint64_t cycle);
+  bool launch_one_cta();
 
   // Runs cycle `cycle` and returns the next cycle that needs a tick, or
   // kNever when the SM has no work left (or is deadlocked: see deadlocked()).

@@ -89,7 +89,7 @@ void GpuModule::launch(size_t k) {
                                  *dispatchers_[k]);
   for (bool any = true; any;) {
     any = false;
-    for (auto& sm : sms_) any |= sm->core().launch_one_cta(rec.start_cycle);
+    for (auto& sm : sms_) any |= sm->core().launch_one_cta();
   }
   next_kernel_ = k + 1;
   due_.assign(sms_.size(), rec.start_cycle);
