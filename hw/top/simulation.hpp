@@ -24,7 +24,10 @@ struct RunRequest {
   std::vector<std::string> overrides;       // --set key=value (gpu and frontend keys)
   ResourceOverrides resources;              // --ctas, --threads-per-cta, ...
   std::optional<uint64_t> seed;
-  std::string vcd_path;                     // empty: no waveform
+  std::string vcd_path;                     // empty: no waveform (.vcd, or .fst for GTKWave's compressed format)
+  std::vector<uint32_t> vcd_sms;            // --vcd-sms: SMs traced; empty: all
+  std::optional<std::pair<uint64_t, uint64_t>> vcd_window;  // --vcd-window FROM:TO (cycles, inclusive)
+  bool list_modules = false;                // --list-modules: print the module hierarchy instead of running
 };
 
 struct GpuSpec;
