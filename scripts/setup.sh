@@ -48,7 +48,7 @@ done
 # (downloads CACTI's sources from PyPI) and ca-certificates for HTTPS.
 PACKAGES=(
   g++ make cmake pkg-config
-  libsystemc-dev libspdlog-dev libyaml-cpp-dev nlohmann-json3-dev libgtest-dev googletest
+  libsystemc-dev libspdlog-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libgtest-dev googletest
   python3 python3-matplotlib python3-yaml xz-utils
   python3-pip ca-certificates
 )

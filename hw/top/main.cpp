@@ -1,10 +1,18 @@
-// smshare: the command-line front of the model. Every form is documented in
-// docs/user-guide.md; `smshare help` prints the summary below.
+// smshare: the command-line front of the model, on CLI11. Every form is
+// documented in docs/user-guide.md; `smshare help` prints the summary below
+// and `smshare COMMAND --help` the flags of one command.
+//
+// Exit status: 0 ok, 1 bad input (InputError: a name, a range, a file), 2
+// usage (the command line's form: an unknown command or flag, a missing or
+// malformed value; the usage is printed), 3 deadlock, 4 simulation or
+// internal error.
+#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <systemc>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -16,84 +24,413 @@
 #include "hw/sm/mechanism.hpp"
 #include "hw/top/simulation.hpp"
 
+#ifndef SMSHARE_VERSION
+#error "SMSHARE_VERSION is defined by CMakeLists.txt from project(VERSION)"
+#endif
+
 namespace {
 
 using namespace smshare;
 
-const char* kUsage = R"(usage:
-  smshare run --config C (--kernel K | --trace DIR/kernelslist.g) [--mechanism M] [--sharing P]
-              [--scheduler lrr|gto|two-level|owf] [--set key=value ...] [--seed N]
-              [--ctas N] [--threads-per-cta N] [--regs-per-thread N] [--smem-per-cta BYTES]
-              [--report out.json] [--vcd out.vcd] [--log-level trace|debug|info|warn|error|off]
-  smshare occupancy --config C --kernel K [--mechanism M] [--sharing P] [--json] [--set ...] [what-if flags]
-  smshare area --config C --mechanism M [--json] [--set power.node=40nm|32nm]
-  smshare hw-cost --config C --mechanism regshare|spmshare [--json]
-  smshare list configs|kernels|mechanisms
-  smshare help
-C and K are names (smshare list configs|kernels) or paths to YAML files.
-P (regshare, spmshare): shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9).
-)";
+// ---------------------------------------------------------------- the forms
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// One line (or a few) per command, as `smshare help` prints them and as the
+// usage line of `smshare COMMAND --help`.
+struct CommandForm {
+  const char* name;
+  const char* synopsis;
+  const char* description;
 };
 
-struct Args {
+const CommandForm kForms[] = {
+    {"run",
+     "smshare run --config C (--kernel K | --trace DIR/kernelslist.g) [--mechanism M] [--sharing P]\n"
+     "            [--scheduler S] [--set key=value ...] [--seed N]\n"
+     "            [--ctas N] [--threads-per-cta N] [--regs-per-thread N] [--smem-per-cta BYTES]\n"
+     "            [--report out.json] [--json] [--log-level L]\n"
+     "            [--vcd out.vcd [--vcd-sms LIST] [--vcd-window FROM:TO]] [--list-modules]",
+     "Simulates a kernel (or a trace's kernels) on a GPU configuration and reports cycles, IPC, occupancy, "
+     "activity, energy and area."},
+    {"occupancy",
+     "smshare occupancy --config C (--kernel K | --trace DIR/kernelslist.g) [--mechanism M] [--sharing P]\n"
+     "            [--set key=value ...] [--ctas N] [--threads-per-cta N] [--regs-per-thread N]\n"
+     "            [--smem-per-cta BYTES] [--json] [--log-level L]",
+     "How many CTAs of a kernel fit on one SM and which resource limits them, without simulating."},
+    {"area", "smshare area --config C [--mechanism M] [--set key=value ...] [--json] [--log-level L]",
+     "Area of the storage a mechanism adds, from the cached CACTI results (--set power.node=40nm|32nm)."},
+    {"hw-cost", "smshare hw-cost --config C --mechanism regshare|spmshare [--set key=value ...] [--json] [--log-level L]",
+     "Storage Jatala's mechanism adds (Sec. V), per SM and for the GPU."},
+    {"list", "smshare list configs|kernels|mechanisms",
+     "Prints the names of the GPU configurations, kernel profiles or mechanisms, one a line."},
+    {"help", "smshare help [COMMAND]          (also --help, -h; COMMAND --help)",
+     "Prints this summary, or the flags of one command."},
+};
+
+const char* kNotes =
+    "  smshare --version\n"
+    "C and K are names (smshare list configs|kernels) or paths to YAML files.\n"
+    "P (regshare, spmshare): shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9).\n"
+    "`smshare COMMAND --help` lists the flags of one command.\n";
+
+const CommandForm* form_of(const std::string& command) {
+  for (const auto& f : kForms)
+    if (command == f.name) return &f;
+  return nullptr;
+}
+
+std::string indented(const std::string& text, const std::string& indent) {
+  std::string out = indent;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += indent;
+  }
+  return out + "\n";
+}
+
+std::string summary() {
+  std::string s = "usage:\n";
+  for (const auto& f : kForms) s += indented(f.synopsis, "  ");
+  return s + kNotes;
+}
+
+std::string usage_of(const std::string& command) {
+  const CommandForm* f = form_of(command);
+  if (!f) return summary();
+  return "usage:\n" + indented(f->synopsis, "  ") + "`smshare " + command + " --help` describes each argument.\n";
+}
+
+// Help texts: the summary for `smshare --help`; for a command its synopsis,
+// what it does and CLI11's table of its flags.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    if (app->get_parent() == nullptr) return summary();
+    return CLI::Formatter::make_help(app, std::move(name), mode);
+  }
+  std::string make_usage(const CLI::App* app, std::string) const override {
+    return "usage:\n" + indented(form_of(app->get_name())->synopsis, "  ");
+  }
+  std::string make_description(const CLI::App* app) const override {
+    return app->get_description() + "\n\n";
+  }
+};
+
+// --------------------------------------------------------- typed values
+
+// A usage error the parser does not catch itself (a malformed value of a
+// CLI-owned form, an unknown command): exit 2 with the usage of `command`.
+struct UsageError : std::runtime_error {
+  UsageError(const std::string& message, std::string command_name = "")
+      : std::runtime_error(message), command(std::move(command_name)) {}
   std::string command;
-  std::vector<std::string> positional;
+};
+
+bool parse_count(const std::string& text, uint64_t& out) {
+  if (text.empty() || text[0] == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0 || v > static_cast<unsigned long long>(INT64_MAX)) return false;
+  out = v;
+  return true;
+}
+
+// CLI11 validators return "" or the problem; CLI11 prefixes the flag:
+// "--ctas: 'abc' is not a non-negative integer".
+const CLI::Validator kCount(
+    [](const std::string& text) {
+      uint64_t v;
+      return parse_count(text, v) ? std::string() : "'" + text + "' is not a non-negative integer";
+    },
+    "", "count");
+
+CLI::Validator one_of(std::vector<std::string> allowed) {
+  return CLI::Validator(
+      [allowed](const std::string& text) {
+        for (const auto& a : allowed)
+          if (text == a) return std::string();
+        return "'" + text + "' is not one of " + join(allowed);
+      },
+      "", "one of");
+}
+
+// A scheduler is a name of the model's vocabulary, like a config or a kernel:
+// an unknown one is bad input (exit 1, as for --set sm.scheduler=...), so this
+// check throws InputError instead of returning a usage problem.
+CLI::Validator scheduler_name() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        const auto& allowed = scheduler_policy_names();
+        if (std::find(allowed.begin(), allowed.end(), text) == allowed.end())
+          throw InputError("--scheduler: '" + text + "' is not one of: " + join(allowed));
+        return std::string();
+      },
+      "", "scheduler");
+}
+
+// --vcd-sms 0,3 | all: the SM indices whose probes the waveform shows.
+std::vector<uint32_t> parse_sm_list(const std::string& text) {
+  const auto malformed = [&](const std::string& why) {
+    return UsageError("--vcd-sms: '" + text + "' " + why + "; expected SM indices separated by commas (0,3) or all",
+                      "run");
+  };
+  std::vector<uint32_t> sms;
+  if (text == "all") return sms;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    uint64_t sm;
+    if (!parse_count(item, sm) || sm > UINT32_MAX) throw malformed("has '" + item + "', not an SM index");
+    if (std::find(sms.begin(), sms.end(), sm) != sms.end()) throw malformed("names SM " + item + " twice");
+    sms.push_back(static_cast<uint32_t>(sm));
+    if (comma == std::string::npos) return sms;
+    start = comma + 1;
+  }
+}
+
+// --vcd-window FROM:TO, in cycles, inclusive.
+std::pair<uint64_t, uint64_t> parse_cycle_window(const std::string& text) {
+  const std::string form = "; expected FROM:TO, two cycle numbers with FROM <= TO (e.g. 1000:5000)";
+  const size_t colon = text.find(':');
+  uint64_t from, to;
+  if (colon == std::string::npos || !parse_count(text.substr(0, colon), from) ||
+      !parse_count(text.substr(colon + 1), to))
+    throw UsageError("--vcd-window: '" + text + "' is not a cycle window" + form, "run");
+  if (from > to) throw UsageError("--vcd-window: '" + text + "' ends before it starts" + form, "run");
+  return {from, to};
+}
+
+// ------------------------------------------------------------ the parser
+
+// Everything the command line can say; each command reads its part.
+struct Invocation {
   RunRequest req;
   std::string report_path;
   bool json = false;
   std::string log_level = "warn";
+  std::string list_kind;
+  std::string help_topic;
+  std::string vcd_sms, vcd_window;  // checked and converted after parsing (parse_sm_list, parse_cycle_window)
 };
 
-int64_t parse_count(const std::string& flag, const std::string& value) {
-  char* end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || errno != 0 || v < 0)
-    throw UsageError(flag + ": '" + value + "' is not a non-negative integer");
-  return v;
+// Flags shared by several commands, defined once. Each add_* gives one
+// command the flags of one group; a command has exactly the flags it uses.
+void add_config(CLI::App& cmd, Invocation& in) {
+  cmd.add_option("--config", in.req.config, "GPU configuration: a name (smshare list configs) or a YAML path")
+      ->type_name("C")
+      ->capture_default_str();
+  cmd.add_option("--set", in.req.overrides,
+                 "override one configuration key (repeatable, applied in order after the config file)")
+      ->type_name("key=value")
+      ->allow_extra_args(false);
 }
 
-Args parse(int argc, char** argv) {
-  Args a;
-  if (argc < 2) throw UsageError("no command given");
-  a.command = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    const std::string flag = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-      return argv[++i];
-    };
-    if (flag == "--config") a.req.config = value();
-    else if (flag == "--kernel") a.req.kernel = value();
-    else if (flag == "--trace") a.req.trace = value();
-    else if (flag == "--mechanism") a.req.mechanism = value();
-    else if (flag == "--scheduler") a.req.scheduler = value();
-    else if (flag == "--sharing") a.req.sharing = value();
-    else if (flag == "--set") a.req.overrides.push_back(value());
-    else if (flag == "--seed") a.req.seed = static_cast<uint64_t>(parse_count(flag, value()));
-    else if (flag == "--ctas") a.req.resources.grid_ctas = parse_count(flag, value());
-    else if (flag == "--threads-per-cta") a.req.resources.threads_per_cta = parse_count(flag, value());
-    else if (flag == "--regs-per-thread") a.req.resources.regs_per_thread = parse_count(flag, value());
-    else if (flag == "--smem-per-cta") a.req.resources.smem_bytes_per_cta = parse_count(flag, value());
-    else if (flag == "--report") a.report_path = value();
-    else if (flag == "--vcd") a.req.vcd_path = value();
-    else if (flag == "--log-level") a.log_level = value();
-    else if (flag == "--json") a.json = true;
-    else if (!flag.empty() && flag[0] == '-') throw UsageError("unknown option " + flag);
-    else a.positional.push_back(flag);
+void add_workload(CLI::App& cmd, Invocation& in) {
+  cmd.add_option("--kernel", in.req.kernel, "kernel profile: a name (smshare list kernels) or a YAML path "
+                                           "(default: synthetic)")
+      ->type_name("K");
+  cmd.add_option("--trace", in.req.trace, "Accel-Sim trace to replay instead of a profile (a directory stands "
+                                         "for its kernelslist.g)")
+      ->type_name("DIR/kernelslist.g");
+  // Counts are checked here for their form only: the ranges depend on the
+  // configuration and the model reports them (exit 1).
+  cmd.add_option("--ctas", in.req.resources.grid_ctas, "grid size in CTAs (replaces the profile's)")
+      ->check(kCount)
+      ->type_name("N");
+  cmd.add_option("--threads-per-cta", in.req.resources.threads_per_cta, "threads per CTA (what-if)")
+      ->check(kCount)
+      ->type_name("N");
+  cmd.add_option("--regs-per-thread", in.req.resources.regs_per_thread, "registers per thread (what-if)")
+      ->check(kCount)
+      ->type_name("N");
+  cmd.add_option("--smem-per-cta", in.req.resources.smem_bytes_per_cta, "scratchpad bytes per CTA (what-if)")
+      ->check(kCount)
+      ->type_name("BYTES");
+}
+
+void add_mechanism(CLI::App& cmd, Invocation& in, bool sharing) {
+  cmd.add_option("--mechanism", in.req.mechanism, "resource-sharing mechanism (smshare list mechanisms)")
+      ->type_name("M")
+      ->capture_default_str();
+  if (sharing)
+    cmd.add_option("--sharing", in.req.sharing,
+                   "regshare, spmshare: shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9)")
+        ->type_name("P");
+}
+
+void add_output(CLI::App& cmd, Invocation& in) {
+  cmd.add_flag("--json", in.json, "print the JSON result on stdout instead of the table");
+  const std::vector<std::string> levels = {"trace", "debug", "info", "warn", "error", "off"};
+  cmd.add_option("--log-level", in.log_level, "log level: " + join(levels, "|") + "; logs go to stderr")
+      ->check(one_of(levels))
+      ->type_name("L")
+      ->capture_default_str();
+}
+
+void add_run_only(CLI::App& run, Invocation& in) {
+  run.add_option("--scheduler", in.req.scheduler,
+                 "warp scheduler: " + join(scheduler_policy_names(), "|") + " (same as --set sm.scheduler=S)")
+      ->check(scheduler_name())
+      ->type_name("S");
+  run.add_option_function<uint64_t>(
+         "--seed", [&in](const uint64_t& seed) { in.req.seed = seed; },
+         "seed of the profile's instruction-stream generator (default: the profile's)")
+      ->check(kCount)
+      ->type_name("N");
+  run.add_option("--report", in.report_path, "write the JSON report to FILE (its folder must exist)")
+      ->type_name("FILE");
+  auto* vcd = run.add_option("--vcd", in.req.vcd_path, "write a waveform (.vcd, or .fst)")->type_name("FILE");
+  run.add_option("--vcd-sms", in.vcd_sms, "SMs whose probes the waveform shows: indices (0,3) or all (default)")
+      ->type_name("LIST")
+      ->needs(vcd);
+  run.add_option("--vcd-window", in.vcd_window, "trace only cycles FROM to TO (inclusive)")
+      ->type_name("FROM:TO")
+      ->needs(vcd);
+  run.add_flag("--list-modules", in.req.list_modules, "print the SystemC module hierarchy and exit");
+}
+
+// The commands, their flags and the help; parse() fills `in`.
+class CommandLine {
+ public:
+  explicit CommandLine(Invocation& in) : in_(in) {
+    app_.formatter(std::make_shared<HelpFormatter>());
+    app_.set_help_flag("-h,--help", "print the summary of every command");
+    app_.set_version_flag("--version", std::string("smshare ") + SMSHARE_VERSION + "\nSystemC " +
+                                           sc_core::sc_release());
+    // As the hand-written parser did: a repeated flag takes its last value.
+    app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    // Unknown arguments are kept (not thrown) so that check_leftovers() can
+    // say which command rejected which flag, and what it takes.
+    app_.allow_extras();
+    app_.require_subcommand(0, 1);
+
+    CLI::App& run = command("run");
+    add_config(run, in);
+    add_workload(run, in);
+    add_mechanism(run, in, true);
+    add_run_only(run, in);
+    add_output(run, in);
+
+    CLI::App& occupancy = command("occupancy");
+    add_config(occupancy, in);
+    add_workload(occupancy, in);
+    add_mechanism(occupancy, in, true);
+    add_output(occupancy, in);
+
+    CLI::App& area = command("area");
+    add_config(area, in);
+    add_mechanism(area, in, false);
+    add_output(area, in);
+
+    CLI::App& hw_cost = command("hw-cost");
+    add_config(hw_cost, in);
+    // Required: only Jatala's mechanisms have a Sec. V formula, so the
+    // default (baseline) would always fail.
+    hw_cost.add_option("--mechanism", in.req.mechanism, "the mechanism whose Sec. V storage to count")
+        ->required()
+        ->type_name("regshare|spmshare");
+    add_output(hw_cost, in);
+
+    command("list")
+        .add_option("KIND", in.list_kind, "what to list")
+        ->type_name("configs|kernels|mechanisms")
+        ->required();
+    command("help").add_option("COMMAND", in.help_topic, "the command to describe")->type_name("COMMAND");
   }
-  return a;
-}
 
-void set_log_level(const std::string& level) {
-  auto l = spdlog::level::from_str(level);
-  if (l == spdlog::level::off && level != "off")
-    throw UsageError("--log-level: '" + level + "' is not one of trace, debug, info, warn, error, off");
-  spdlog::set_level(l);
-}
+  // The chosen command's name; throws CLI::ParseError or UsageError.
+  std::string parse(int argc, char** argv) {
+    if (argc < 2) throw UsageError("no command given");
+    app_.parse(argc, argv);
+    const auto chosen = app_.get_subcommands();
+    check_leftovers(app_, chosen.empty() ? nullptr : chosen[0]);
+    const std::string name = chosen[0]->get_name();
+    if (name == "run") {
+      const CLI::App& run = *chosen[0];
+      if (run.count("--vcd-sms")) in_.req.vcd_sms = parse_sm_list(in_.vcd_sms);
+      if (run.count("--vcd-window")) in_.req.vcd_window = parse_cycle_window(in_.vcd_window);
+    }
+    return name;
+  }
+
+  // The command CLI11 was parsing when it threw (for the usage shown).
+  std::string current_command() const {
+    const auto chosen = app_.get_subcommands();
+    return chosen.empty() ? "" : chosen[0]->get_name();
+  }
+
+  // CLI11's texts, reworded where they would not say what to give.
+  std::string describe(const CLI::ParseError& e) const {
+    const std::string what = e.what();
+    for (const CLI::App* cmd : app_.get_subcommands())
+      for (const CLI::Option* opt : cmd->get_options()) {
+        const std::string name = opt->get_name();
+        // CLI11: "--config: 1 required C missing".
+        if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && what.rfind(name + ":", 0) == 0)
+          return name + " needs a value";
+        // CLI11: "KIND is required".
+        if (dynamic_cast<const CLI::RequiredError*>(&e) && what == name + " is required")
+          return cmd->get_name() + ": " + name + " is required (" + opt->get_type_name() + ")";
+      }
+    return what;
+  }
+
+  int print_help_or_version(const CLI::Success& e) { return app_.exit(e); }
+
+  std::string help_of(const std::string& command_name) const {
+    for (const CLI::App* cmd : app_.get_subcommands({}))
+      if (cmd->get_name() == command_name) return cmd->help();
+    throw UsageError("help: '" + command_name + "' is not a command; commands: " + command_names());
+  }
+
+ private:
+  CLI::App& command(const std::string& name) {
+    CLI::App& cmd = *app_.add_subcommand(name, form_of(name)->description);
+    cmd.set_help_flag("-h,--help", "describe this command's arguments");
+    return cmd;
+  }
+
+  std::string command_names() const {
+    std::vector<std::string> names;
+    for (const auto& f : kForms) names.push_back(f.name);
+    return join(names);
+  }
+
+  // Arguments no command took: an unknown command, a flag the chosen
+  // command does not take (naming the commands that do), or a stray word.
+  // The usage printed with the error lists the flags the command takes.
+  void check_leftovers(const CLI::App& root, const CLI::App* cmd) const {
+    const auto before = root.remaining();
+    if (!cmd || !before.empty()) {
+      const std::string first = before.empty() ? "" : before[0];
+      if (!first.empty() && first[0] == '-')
+        throw UsageError("unknown option " + first + " before the command (flags follow it: smshare COMMAND --flag)");
+      throw UsageError("unknown command '" + first + "'; commands: " + command_names());
+    }
+    const auto stray = cmd->remaining();
+    if (stray.empty()) return;
+    const std::string name = cmd->get_name();
+    const std::string& first = stray[0];
+    if (first.empty() || first[0] != '-')
+      throw UsageError(name + ": unexpected argument '" + first + "'", name);
+    const std::string flag = first.substr(0, first.find('='));
+    std::vector<std::string> takers;
+    for (const CLI::App* other : root.get_subcommands({}))
+      if (other->get_option_no_throw(flag)) takers.push_back(other->get_name());
+    if (takers.empty()) throw UsageError(name + ": unknown option " + flag, name);
+    throw UsageError(name + " does not take " + flag + " (" + join(takers) +
+                         (takers.size() == 1 ? " takes it)" : " take it)"),
+                     name);
+  }
+
+  Invocation& in_;
+  CLI::App app_{"smshare: a cycle-level SystemC model of a GPU SM with resource sharing", "smshare"};
+};
+
+// ----------------------------------------------------------- the commands
+
+void set_log_level(const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); }
 
 void write_json(const nlohmann::json& j, const std::string& path) {
   std::ofstream out(path);
@@ -126,30 +463,28 @@ void print_summary(const nlohmann::json& r) {
   if (r.contains("deadlock")) std::printf("  DEADLOCK detected: %s\n", r["deadlock"].dump().c_str());
 }
 
-int list(const Args& a) {
-  if (a.positional.size() != 1) throw UsageError("list takes one of: configs, kernels, mechanisms");
-  const std::string& what = a.positional[0];
+int list(const Invocation& in) {
+  const std::string& what = in.list_kind;
   std::vector<std::string> names;
   if (what == "configs") names = list_config_names("gpu");
   else if (what == "kernels") names = list_config_names("kernels");
   else if (what == "mechanisms") names = list_mechanisms();
-  else throw UsageError("list: '" + what + "' is not one of configs, kernels, mechanisms");
+  else throw UsageError("list: '" + what + "' is not one of configs, kernels, mechanisms", "list");
   for (const auto& n : names) std::cout << n << "\n";
   return 0;
 }
 
-int run(const Args& a) {
-  if (!a.positional.empty()) throw UsageError("run: unexpected argument '" + a.positional[0] + "'");
-  nlohmann::json report = run_simulation(a.req);
-  if (!a.report_path.empty()) write_json(report, a.report_path);
-  if (a.json) std::cout << report.dump(2) << "\n";
+int run(const Invocation& in) {
+  nlohmann::json report = run_simulation(in.req);
+  if (!in.report_path.empty()) write_json(report, in.report_path);
+  if (in.json) std::cout << report.dump(2) << "\n";
   else print_summary(report);
   return report.contains("deadlock") ? 3 : 0;
 }
 
-int area(const Args& a) {
-  nlohmann::json r = area_report_for(a.req);
-  if (a.json) {
+int area(const Invocation& in) {
+  nlohmann::json r = area_report_for(in.req);
+  if (in.json) {
     std::cout << r.dump(2) << "\n";
     return 0;
   }
@@ -164,10 +499,9 @@ int area(const Args& a) {
   return 0;
 }
 
-int hw_cost(const Args& a) {
-  if (!a.positional.empty()) throw UsageError("hw-cost: unexpected argument '" + a.positional[0] + "'");
-  nlohmann::json r = hw_cost_report(a.req);
-  if (a.json) {
+int hw_cost(const Invocation& in) {
+  nlohmann::json r = hw_cost_report(in.req);
+  if (in.json) {
     std::cout << r.dump(2) << "\n";
     return 0;
   }
@@ -184,9 +518,9 @@ int hw_cost(const Args& a) {
   return 0;
 }
 
-int occupancy(const Args& a) {
-  nlohmann::json result = occupancy_report(a.req);
-  if (a.json) {
+int occupancy(const Invocation& in) {
+  nlohmann::json result = occupancy_report(in.req);
+  if (in.json) {
     std::cout << result.dump(2) << "\n";
     return 0;
   }
@@ -196,6 +530,17 @@ int occupancy(const Args& a) {
                 occ["resident_ctas_per_sm"].get<unsigned>(), occ["resident_warps_per_sm"].get<unsigned>(),
                 occ["limited_by"].get<std::string>().c_str());
   }
+  return 0;
+}
+
+int dispatch(const std::string& command, const Invocation& in, const CommandLine& cli) {
+  set_log_level(in.log_level);
+  if (command == "run") return run(in);
+  if (command == "occupancy") return occupancy(in);
+  if (command == "area") return area(in);
+  if (command == "hw-cost") return hw_cost(in);
+  if (command == "list") return list(in);
+  std::cout << (in.help_topic.empty() ? summary() : cli.help_of(in.help_topic));
   return 0;
 }
 
@@ -212,21 +557,20 @@ int sc_main(int argc, char** argv) {
   // Logs go to stderr: stdout carries results (tables, --json).
   spdlog::set_default_logger(spdlog::stderr_color_mt("smshare"));
   spdlog::set_pattern("[%l] %v");
+  Invocation in;
+  CommandLine cli(in);
   try {
-    Args a = parse(argc, argv);
-    set_log_level(a.log_level);
-    if (a.command == "run") return run(a);
-    if (a.command == "occupancy") return occupancy(a);
-    if (a.command == "list") return list(a);
-    if (a.command == "area") return area(a);
-    if (a.command == "hw-cost") return hw_cost(a);
-    if (a.command == "help" || a.command == "--help" || a.command == "-h") {
-      std::cout << kUsage;
-      return 0;
+    std::string command;
+    try {
+      command = cli.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+      return cli.print_help_or_version(e);
+    } catch (const CLI::ParseError& e) {
+      throw UsageError(cli.describe(e), cli.current_command());
     }
-    throw UsageError("unknown command '" + a.command + "'");
+    return dispatch(command, in, cli);
   } catch (const UsageError& e) {
-    std::cerr << "smshare: " << e.what() << "\n" << kUsage;
+    std::cerr << "smshare: " << e.what() << "\n" << usage_of(e.command);
     return 2;
   } catch (const InputError& e) {
     std::cerr << "smshare: error: " << e.what() << "\n";

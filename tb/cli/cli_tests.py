@@ -335,6 +335,106 @@ def _(ctx):
     bad_input(ctx, SMALL + ("--log-level", "loud"), 2, "--log-level", "loud", "trace, debug, info, warn, error, off")
 
 
+# --- the command line's forms (CLI11): per-command flags and help, --version
+
+COMMANDS = ("run", "occupancy", "area", "hw-cost", "list", "help")
+RUN_FLAGS = ("--config", "--kernel", "--trace", "--mechanism", "--sharing", "--scheduler", "--set", "--seed", "--ctas",
+             "--threads-per-cta", "--regs-per-thread", "--smem-per-cta", "--report", "--json", "--vcd", "--vcd-sms",
+             "--vcd-window", "--list-modules", "--log-level")
+
+
+def flags_in_help(text):
+    """The flags a help text's option table lists (rows start with two spaces and a flag)."""
+    return set(re.findall(r"^  (?:-h,)?(--[a-z-]+)", text, re.M))
+
+
+@case("bad_unknown_command_lists_commands")
+def _(ctx):
+    res = bad_input(ctx, ("frobnicate", "--config", "fermi-gtx480"), 2, "unknown command 'frobnicate'", *COMMANDS)
+    check(res.out == "", f"an unknown command printed on stdout:\n{res.out}")
+    bad_input(ctx, ("help", "frobnicate"), 2, "frobnicate", *COMMANDS)
+
+
+@case("bad_option_of_another_command")
+def _(ctx):
+    # area prices a mechanism's storage: a kernel or a sharing level would be ignored.
+    bad_input(ctx, ("area", "--config", "fermi-gtx480", "--mechanism", "regshare", "--kernel", "hotspot"), 2,
+              "area does not take --kernel", "run", "occupancy")
+    bad_input(ctx, ("area", "--config", "fermi-gtx480", "--mechanism", "regshare", "--sharing", "0.5"), 2,
+              "area does not take --sharing")
+    # Occupancy does not simulate: no seed, scheduler, report or waveform.
+    for flag, value in (("--seed", "3"), ("--scheduler", "gto"), ("--report", "r.json"), ("--vcd", "w.vcd")):
+        bad_input(ctx, ("occupancy", "--config", "fermi-gtx480", "--kernel", "hotspot", flag, value), 2,
+                  f"occupancy does not take {flag}", "run")
+    bad_input(ctx, ("list", "configs", "--json"), 2, "list does not take --json")
+    bad_input(ctx, ("list", "configs", "kernels"), 2, "list", "unexpected argument 'kernels'")
+    bad_input(ctx, ("hw-cost", "--config", "jatala-fermi"), 2, "hw-cost", "--mechanism", "regshare", "spmshare")
+    check(not (ctx.tmp / "r.json").exists() and not (ctx.tmp / "w.vcd").exists(), "a rejected command wrote a file")
+
+
+@case("bad_vcd_window")
+def _(ctx):
+    for bad in ("9", "a:5", "5:", ":5", "-1:5", "10:5", "1:2:3", "0x10:0x20"):
+        res = bad_input(ctx, SMALL + ("--vcd", "w.vcd", "--vcd-window", bad), 2, "--vcd-window", repr(bad), "FROM:TO",
+                        "FROM <= TO")
+        check("cycles" not in res.out, f"--vcd-window {bad} ran the simulation:\n{res.out}")
+    # A window without a waveform would be ignored.
+    bad_input(ctx, SMALL + ("--vcd-window", "0:100"), 2, "--vcd-window", "requires --vcd")
+    check(not (ctx.tmp / "w.vcd").exists(), "a rejected command wrote w.vcd")
+
+
+@case("bad_vcd_sms")
+def _(ctx):
+    for bad in ("0,a", "", "0,,1", "0,", "-1", "1,1", "some", "4294967296"):
+        bad_input(ctx, SMALL + ("--vcd", "w.vcd", "--vcd-sms", bad), 2, "--vcd-sms", repr(bad), "0,3", "all")
+    bad_input(ctx, SMALL + ("--vcd-sms", "0"), 2, "--vcd-sms", "requires --vcd")
+    check(not (ctx.tmp / "w.vcd").exists(), "a rejected command wrote w.vcd")
+
+
+@case("vcd_selection_forms_accepted")
+def _(ctx):
+    # The well-formed --vcd-sms and --vcd-window values are taken (SM 0 exists on every GPU).
+    for sms, window in (("all", "0:200"), ("0", "100:100")):
+        res = ctx.run(*SMALL, "--ctas", 1, "--set", "gpu.num_sms=1", "--vcd", ctx.tmp / "w.vcd", "--vcd-sms", sms,
+                      "--vcd-window", window, "--json")
+        expect_rc(res, 0)
+        check(res.json()["completed"] is True, f"--vcd-sms {sms} --vcd-window {window}: run did not complete")
+
+
+@case("version")
+def _(ctx):
+    res = ctx.run("--version")
+    expect_rc(res, 0)
+    version = re.search(r"^project\(smshare VERSION (\S+)", (REPO / "CMakeLists.txt").read_text(), re.M).group(1)
+    lines = res.out.splitlines()
+    check(lines[:1] == [f"smshare {version}"], f"--version: {res.out!r}, CMakeLists.txt says {version}")
+    check(len(lines) == 2 and re.fullmatch(r"SystemC 2\.3\.\d+\S*", lines[1]),
+          f"--version does not name the SystemC release: {res.out!r}")
+
+
+@case("help_per_command")
+def _(ctx):
+    res = ctx.run("run", "--help")
+    expect_rc(res, 0)
+    check("usage:" in res.out and "smshare run" in res.out, f"run --help:\n{res.out}")
+    missing = set(RUN_FLAGS) - flags_in_help(res.out)
+    check(not missing, f"run --help does not list {sorted(missing)}:\n{res.out}")
+    for s in ("lrr", "gto", "two-level", "owf"):
+        check(s in res.out, f"run --help does not list the scheduler {s}")
+    same = ctx.run("help", "run")
+    check(same.rc == 0 and same.out == res.out, "smshare help run differs from smshare run --help")
+    res = ctx.run("area", "-h")
+    expect_rc(res, 0)
+    check(flags_in_help(res.out) == {"--help", "--config", "--mechanism", "--set", "--json", "--log-level"},
+          f"area --help lists {sorted(flags_in_help(res.out))}")
+    for args in (("--help",), ("-h",), ("help",)):
+        res = ctx.run(*args)
+        expect_rc(res, 0)
+        for c in COMMANDS:
+            check(f"smshare {c}" in res.out, f"smshare {' '.join(args)} does not show smshare {c}:\n{res.out}")
+        check("--version" in res.out, f"smshare {' '.join(args)} does not mention --version")
+
+
 @case("bad_extends_cycle")
 def _(ctx):
     a = ctx.write("cycle-a.yaml", "extends: cycle-b.yaml\nname: cycle-a\n")
