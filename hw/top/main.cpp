@@ -12,7 +12,9 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -53,24 +55,21 @@ const CommandForm kForms[] = {
      "activity, energy and area."},
     {"occupancy",
      "smshare occupancy --config C (--kernel K | --trace DIR/kernelslist.g) [--mechanism M] [--sharing P]\n"
-     "            [--set key=value ...] [--ctas N] [--threads-per-cta N] [--regs-per-thread N]\n"
-     "            [--smem-per-cta BYTES] [--json] [--log-level L]",
+     "                  [--set key=value ...] [--ctas N] [--threads-per-cta N] [--regs-per-thread N]\n"
+     "                  [--smem-per-cta BYTES] [--json] [--log-level L]",
      "How many CTAs of a kernel fit on one SM and which resource limits them, without simulating."},
     {"area", "smshare area --config C [--mechanism M] [--set key=value ...] [--json] [--log-level L]",
      "Area of the storage a mechanism adds, from the cached CACTI results (--set power.node=40nm|32nm)."},
-    {"hw-cost", "smshare hw-cost --config C --mechanism regshare|spmshare [--set key=value ...] [--json] [--log-level L]",
+    {"hw-cost",
+     "smshare hw-cost --config C --mechanism regshare|spmshare [--set key=value ...] [--json] [--log-level L]",
      "Storage Jatala's mechanism adds (Sec. V), per SM and for the GPU."},
     {"list", "smshare list configs|kernels|mechanisms",
      "Prints the names of the GPU configurations, kernel profiles or mechanisms, one a line."},
-    {"help", "smshare help [COMMAND]          (also --help, -h; COMMAND --help)",
+    {"help", "smshare help [COMMAND]          (also --help, -h)",
      "Prints this summary, or the flags of one command."},
 };
 
-const char* kNotes =
-    "  smshare --version\n"
-    "C and K are names (smshare list configs|kernels) or paths to YAML files.\n"
-    "P (regshare, spmshare): shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9).\n"
-    "`smshare COMMAND --help` lists the flags of one command.\n";
+const std::vector<std::string> kLogLevels = {"trace", "debug", "info", "warn", "error", "off"};
 
 const CommandForm* form_of(const std::string& command) {
   for (const auto& f : kForms)
@@ -90,7 +89,11 @@ std::string indented(const std::string& text, const std::string& indent) {
 std::string summary() {
   std::string s = "usage:\n";
   for (const auto& f : kForms) s += indented(f.synopsis, "  ");
-  return s + kNotes;
+  return s + "  smshare --version\n"
+             "C and K are names (smshare list configs|kernels) or paths to YAML files.\n"
+             "P (regshare, spmshare): shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9).\n"
+             "S: " + join(scheduler_policy_names(), "|") + ".  L: " + join(kLogLevels, "|") + " (default warn).\n"
+             "`smshare COMMAND --help` lists the flags of one command.\n";
 }
 
 std::string usage_of(const std::string& command) {
@@ -249,21 +252,20 @@ void add_workload(CLI::App& cmd, Invocation& in) {
       ->type_name("BYTES");
 }
 
-void add_mechanism(CLI::App& cmd, Invocation& in, bool sharing) {
-  cmd.add_option("--mechanism", in.req.mechanism, "resource-sharing mechanism (smshare list mechanisms)")
-      ->type_name("M")
-      ->capture_default_str();
-  if (sharing)
-    cmd.add_option("--sharing", in.req.sharing,
-                   "regshare, spmshare: shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9)")
-        ->type_name("P");
+void add_mechanism(CLI::App& cmd, Invocation& in, const std::string& what) {
+  cmd.add_option("--mechanism", in.req.mechanism, what)->type_name("M")->capture_default_str();
+}
+
+void add_sharing(CLI::App& cmd, Invocation& in) {
+  cmd.add_option("--sharing", in.req.sharing,
+                 "regshare, spmshare: shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9)")
+      ->type_name("P");
 }
 
 void add_output(CLI::App& cmd, Invocation& in) {
   cmd.add_flag("--json", in.json, "print the JSON result on stdout instead of the table");
-  const std::vector<std::string> levels = {"trace", "debug", "info", "warn", "error", "off"};
-  cmd.add_option("--log-level", in.log_level, "log level: " + join(levels, "|") + "; logs go to stderr")
-      ->check(one_of(levels))
+  cmd.add_option("--log-level", in.log_level, "log level: " + join(kLogLevels, "|") + "; logs go to stderr")
+      ->check(one_of(kLogLevels))
       ->type_name("L")
       ->capture_default_str();
 }
@@ -300,27 +302,31 @@ class CommandLine {
                                            sc_core::sc_release());
     // As the hand-written parser did: a repeated flag takes its last value.
     app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    // Unknown arguments are kept (not thrown) so that check_leftovers() can
-    // say which command rejected which flag, and what it takes.
+    // Unknown arguments are kept (the commands inherit this), not thrown, so
+    // that check_leftovers() can say which command rejected which flag and
+    // which commands take it.
     app_.allow_extras();
     app_.require_subcommand(0, 1);
 
+    const std::string simulated = "resource-sharing mechanism (smshare list mechanisms)";
     CLI::App& run = command("run");
     add_config(run, in);
     add_workload(run, in);
-    add_mechanism(run, in, true);
+    add_mechanism(run, in, simulated);
+    add_sharing(run, in);
     add_run_only(run, in);
     add_output(run, in);
 
     CLI::App& occupancy = command("occupancy");
     add_config(occupancy, in);
     add_workload(occupancy, in);
-    add_mechanism(occupancy, in, true);
+    add_mechanism(occupancy, in, simulated);
+    add_sharing(occupancy, in);
     add_output(occupancy, in);
 
     CLI::App& area = command("area");
     add_config(area, in);
-    add_mechanism(area, in, false);
+    add_mechanism(area, in, "mechanism whose added storage to price (an unknown one: an error listing the known)");
     add_output(area, in);
 
     CLI::App& hw_cost = command("hw-cost");
@@ -343,15 +349,12 @@ class CommandLine {
   std::string parse(int argc, char** argv) {
     if (argc < 2) throw UsageError("no command given");
     app_.parse(argc, argv);
-    const auto chosen = app_.get_subcommands();
-    check_leftovers(app_, chosen.empty() ? nullptr : chosen[0]);
-    const std::string name = chosen[0]->get_name();
-    if (name == "run") {
-      const CLI::App& run = *chosen[0];
-      if (run.count("--vcd-sms")) in_.req.vcd_sms = parse_sm_list(in_.vcd_sms);
-      if (run.count("--vcd-window")) in_.req.vcd_window = parse_cycle_window(in_.vcd_window);
+    const CLI::App& cmd = chosen_command();
+    if (cmd.get_name() == "run") {
+      if (cmd.count("--vcd-sms")) in_.req.vcd_sms = parse_sm_list(in_.vcd_sms);
+      if (cmd.count("--vcd-window")) in_.req.vcd_window = parse_cycle_window(in_.vcd_window);
     }
-    return name;
+    return cmd.get_name();
   }
 
   // The command CLI11 was parsing when it threw (for the usage shown).
@@ -376,7 +379,7 @@ class CommandLine {
     return what;
   }
 
-  int print_help_or_version(const CLI::Success& e) { return app_.exit(e); }
+  int print_help_or_version(const CLI::Success& e) const { return app_.exit(e); }
 
   std::string help_of(const std::string& command_name) const {
     for (const CLI::App* cmd : app_.get_subcommands({}))
@@ -397,11 +400,14 @@ class CommandLine {
     return join(names);
   }
 
-  // Arguments no command took: an unknown command, a flag the chosen
-  // command does not take (naming the commands that do), or a stray word.
-  // The usage printed with the error lists the flags the command takes.
-  void check_leftovers(const CLI::App& root, const CLI::App* cmd) const {
-    const auto before = root.remaining();
+  // The one command given, once no argument is left over: an unknown
+  // command, a flag the command does not take (naming the commands that
+  // do) or a stray word is a UsageError. The usage printed with the error
+  // lists the flags the command takes.
+  const CLI::App& chosen_command() const {
+    const auto chosen = app_.get_subcommands();
+    const CLI::App* cmd = chosen.empty() ? nullptr : chosen[0];
+    const auto before = app_.remaining();
     if (!cmd || !before.empty()) {
       const std::string first = before.empty() ? "" : before[0];
       if (!first.empty() && first[0] == '-')
@@ -409,14 +415,14 @@ class CommandLine {
       throw UsageError("unknown command '" + first + "'; commands: " + command_names());
     }
     const auto stray = cmd->remaining();
-    if (stray.empty()) return;
+    if (stray.empty()) return *cmd;
     const std::string name = cmd->get_name();
     const std::string& first = stray[0];
     if (first.empty() || first[0] != '-')
       throw UsageError(name + ": unexpected argument '" + first + "'", name);
     const std::string flag = first.substr(0, first.find('='));
     std::vector<std::string> takers;
-    for (const CLI::App* other : root.get_subcommands({}))
+    for (const CLI::App* other : app_.get_subcommands({}))
       if (other->get_option_no_throw(flag)) takers.push_back(other->get_name());
     if (takers.empty()) throw UsageError(name + ": unknown option " + flag, name);
     throw UsageError(name + " does not take " + flag + " (" + join(takers) +
