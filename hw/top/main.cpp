@@ -563,9 +563,9 @@ int sc_main(int argc, char** argv) {
   // Logs go to stderr: stdout carries results (tables, --json).
   spdlog::set_default_logger(spdlog::stderr_color_mt("smshare"));
   spdlog::set_pattern("[%l] %v");
-  Invocation in;
-  CommandLine cli(in);
   try {
+    Invocation in;
+    CommandLine cli(in);
     std::string command;
     try {
       command = cli.parse(argc, argv);
