@@ -82,6 +82,7 @@ Args parse(int argc, char** argv) {
     else if (flag == "--vcd") a.req.vcd_path = value();
     else if (flag == "--log-level") a.log_level = value();
     else if (flag == "--json") a.json = true;
+    else if (flag == "--list-modules") a.req.list_modules = true;
     else if (!flag.empty() && flag[0] == '-') throw UsageError("unknown option " + flag);
     else a.positional.push_back(flag);
   }
@@ -140,6 +141,10 @@ int list(const Args& a) {
 
 int run(const Args& a) {
   if (!a.positional.empty()) throw UsageError("run: unexpected argument '" + a.positional[0] + "'");
+  if (a.req.list_modules) {
+    std::cout << module_hierarchy(a.req);
+    return 0;
+  }
   nlohmann::json report = run_simulation(a.req);
   if (!a.report_path.empty()) write_json(report, a.report_path);
   if (a.json) std::cout << report.dump(2) << "\n";
