@@ -22,6 +22,7 @@ class Interconnect {
 
   // When a packet of `bytes` data bytes leaving at `t_ps` is whole at the far end.
   uint64_t to_partition(uint32_t sm, uint32_t partition, uint64_t t_ps, uint32_t bytes) {
+    ++requests_;
     return cross(sm_up_[sm], partition_in_[partition], t_ps, bytes);
   }
   uint64_t to_sm(uint32_t partition, uint32_t sm, uint64_t t_ps, uint32_t bytes) {
@@ -31,6 +32,7 @@ class Interconnect {
   uint64_t latency_ps() const { return latency_ps_; }
   uint64_t bytes_up() const;    // write data, SMs to partitions
   uint64_t bytes_down() const;  // read data, partitions to SMs
+  uint64_t requests() const { return requests_; }  // packets sent up: read requests and write data
   const PortReservation& sm_down_port(uint32_t sm) const { return sm_down_[sm]; }
   const PortReservation& sm_up_port(uint32_t sm) const { return sm_up_[sm]; }
 
@@ -43,6 +45,7 @@ class Interconnect {
 
   uint64_t latency_ps_;
   std::vector<PortReservation> sm_up_, sm_down_, partition_in_, partition_out_;
+  uint64_t requests_ = 0;
 };
 
 }  // namespace smshare

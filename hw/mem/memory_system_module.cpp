@@ -1,6 +1,7 @@
 #include "hw/mem/memory_system_module.hpp"
 
 #include <cstring>
+#include <string>
 
 namespace smshare {
 
@@ -11,6 +12,12 @@ MemorySystem::MemorySystem(sc_core::sc_module_name name, const GpuSpec& spec, ui
     SC_REPORT_ERROR(this->name(), "MemorySystem needs a SystemC time resolution of 1 ps");
   for (uint32_t i = 0; i < spec.num_sms; ++i)
     sockets_[i].register_b_transport(this, &MemorySystem::b_transport, static_cast<int>(i));
+  interconnect_ = std::make_unique<InterconnectModule>("interconnect", timing_.icnt());
+  for (uint32_t p = 0; p < timing_.partitions(); ++p)
+    l2_slices_.push_back(std::make_unique<L2SliceModule>(("l2_slice" + std::to_string(p)).c_str(), timing_.l2(p)));
+  for (uint32_t p = 0; p < timing_.partitions(); ++p)
+    dram_channels_.push_back(std::make_unique<DramChannelModule>(("dram_channel" + std::to_string(p)).c_str(),
+                                                                 timing_.dram(p), spec.core_period_ps()));
 }
 
 void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {

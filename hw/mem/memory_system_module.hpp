@@ -10,9 +10,15 @@
 // Status:  OK; TLM_ADDRESS_ERROR_RESPONSE outside global memory and swap;
 //          TLM_GENERIC_ERROR_RESPONSE for a zero length or one crossing a line.
 //          On an error nothing is booked and `delay` is unchanged.
+//
+// Children: the structures of the memory side, each a StructureModule bound
+// to its plain object inside MemoryTiming: interconnect, l2_slice<p> and
+// dram_channel<p> for every partition p.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <systemc>
@@ -21,6 +27,9 @@
 
 #include "hw/common/activity.hpp"
 #include "hw/common/gpu_config.hpp"
+#include "hw/mem/dram_channel_module.hpp"
+#include "hw/mem/interconnect_module.hpp"
+#include "hw/mem/l2_slice_module.hpp"
 #include "hw/mem/memory_timing.hpp"
 
 namespace smshare {
@@ -41,12 +50,19 @@ class MemorySystem : public sc_core::sc_module {
   void collect(ActivityCounters& out) const { timing_.collect(out); }
   nlohmann::json stats_json() const { return timing_.stats_json(); }
   const MemoryTiming& timing() const { return timing_; }
+  const InterconnectModule& interconnect() const { return *interconnect_; }
+  const L2SliceModule& l2_slice(uint32_t p) const { return *l2_slices_[p]; }
+  const DramChannelModule& dram_channel(uint32_t c) const { return *dram_channels_[c]; }
 
  private:
   void b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
 
   sc_core::sc_vector<Socket> sockets_;
   MemoryTiming timing_;
+  // After timing_: they refer to its objects and are destroyed first.
+  std::unique_ptr<InterconnectModule> interconnect_;
+  std::vector<std::unique_ptr<L2SliceModule>> l2_slices_;
+  std::vector<std::unique_ptr<DramChannelModule>> dram_channels_;
 };
 
 }  // namespace smshare

@@ -22,6 +22,7 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
     records_.push_back(rec);
     dispatchers_.push_back(std::make_unique<CtaDispatcher>(k->resources().grid_ctas));
   }
+  cta_dispatcher_ = std::make_unique<CtaDispatcherModule>("cta_dispatcher");
   memory_ = std::make_unique<MemorySystem>("memory", spec);
   for (uint32_t i = 0; i < spec.num_sms; ++i) {
     auto sm = std::make_unique<SmModule>(("sm" + std::to_string(i)).c_str(), i, spec);
@@ -82,6 +83,7 @@ void GpuModule::launch(size_t k) {
   rec.ctas_completed = total_ctas_completed();
   // One GPU-wide state per kernel, shared by every SM's mechanism instance.
   std::shared_ptr<KernelSharedState> shared = make_kernel_shared_state(mechanism_);
+  cta_dispatcher_->bind(*dispatchers_[k]);
   for (uint32_t i = 0; i < sms_.size(); ++i)
     sms_[i]->core().begin_kernel(*rec.kernel,
                                  make_mechanism(mechanism_, spec_.sm, rec.kernel->resources(), kernel_origin_,

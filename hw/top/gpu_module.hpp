@@ -21,6 +21,7 @@
 #include "hw/sm/mechanism.hpp"
 #include "hw/sm/occupancy.hpp"
 #include "hw/sm/sm_module.hpp"
+#include "hw/top/cta_dispatcher_module.hpp"
 
 namespace smshare {
 
@@ -48,6 +49,7 @@ class GpuModule : public sc_core::sc_module {
 
   const GpuSpec& spec() const { return spec_; }
   const MemorySystem& memory() const { return *memory_; }
+  const CtaDispatcherModule& cta_dispatcher() const { return *cta_dispatcher_; }
   const std::vector<std::unique_ptr<SmModule>>& sms() const { return sms_; }
   const std::vector<KernelRecord>& kernels() const { return records_; }
   bool deadlocked() const;
@@ -70,6 +72,7 @@ class GpuModule : public sc_core::sc_module {
   const MechanismOptions mechanism_options_;
   std::vector<KernelRecord> records_;
   std::vector<std::unique_ptr<CtaDispatcher>> dispatchers_;
+  std::unique_ptr<CtaDispatcherModule> cta_dispatcher_;  // bound to dispatchers_[k] when kernel k launches
   std::unique_ptr<MemorySystem> memory_;
   std::vector<std::unique_ptr<SmModule>> sms_;
   size_t next_kernel_ = 0;

@@ -481,6 +481,10 @@ int list(const Invocation& in) {
 }
 
 int run(const Invocation& in) {
+  if (in.req.list_modules) {  // the hierarchy, elaborated as the run would be; nothing simulated or written
+    std::cout << module_hierarchy(in.req);
+    return 0;
+  }
   nlohmann::json report = run_simulation(in.req);
   if (!in.report_path.empty()) write_json(report, in.report_path);
   if (in.json) std::cout << report.dump(2) << "\n";

@@ -11,6 +11,7 @@
 #include "hw/common/error.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/params.hpp"
+#include "hw/common/structure_module.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
 #include "hw/frontend/trace_kernel.hpp"
@@ -221,6 +222,16 @@ nlohmann::json run_simulation(const RunRequest& req) {
   std::vector<KernelSource*> kernels;
   for (const auto& k : run.kernels) kernels.push_back(k.get());
   return simulate(run.spec, kernels, options);
+}
+
+std::string module_hierarchy(const RunRequest& req) {
+  PreparedRun run = prepare(req);
+  std::vector<KernelSource*> kernels;
+  for (const auto& k : run.kernels) kernels.push_back(k.get());
+  // Elaborates the GPU exactly as a run would (it rejects the same kernels),
+  // and is destroyed without simulating.
+  GpuModule gpu("gpu", run.spec, kernels, req.mechanism, run.kernel_origin, run.mechanism_options);
+  return describe_hierarchy(gpu);
 }
 
 nlohmann::json hw_cost_report(const RunRequest& req) {

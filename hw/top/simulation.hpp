@@ -53,6 +53,11 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
 // input; a detected deadlock is reported in the JSON ("deadlock").
 nlohmann::json run_simulation(const RunRequest& request);
 
+// The SystemC hierarchy of the run `request` describes (--list-modules), as
+// describe_hierarchy() prints it: the run is prepared and checked as
+// run_simulation() does and the GPU elaborated, but nothing is simulated.
+std::string module_hierarchy(const RunRequest& request);
+
 // Occupancy without simulating (for `smshare occupancy`).
 nlohmann::json occupancy_report(const RunRequest& request);
 
