@@ -13,7 +13,7 @@
 
 #include "hw/common/error.hpp"
 #include "hw/common/gpu_config.hpp"
-#include "hw/sm/mechanism.hpp"
+#include "hw/sharing/registry.hpp"
 #include "hw/top/simulation.hpp"
 
 namespace {
@@ -130,9 +130,12 @@ int list(const Args& a) {
   if (a.positional.size() != 1) throw UsageError("list takes one of: configs, kernels, mechanisms");
   const std::string& what = a.positional[0];
   std::vector<std::string> names;
+  if (what == "mechanisms") {
+    std::cout << mechanism_registry().describe();
+    return 0;
+  }
   if (what == "configs") names = list_config_names("gpu");
   else if (what == "kernels") names = list_config_names("kernels");
-  else if (what == "mechanisms") names = list_mechanisms();
   else throw UsageError("list: '" + what + "' is not one of configs, kernels, mechanisms");
   for (const auto& n : names) std::cout << n << "\n";
   return 0;
