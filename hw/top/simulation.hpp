@@ -59,7 +59,8 @@ nlohmann::json occupancy_report(const RunRequest& request);
 // Area of the structures `request.mechanism` adds (for `smshare area`).
 nlohmann::json area_report_for(const RunRequest& request);
 
-// Storage the mechanism adds (Jatala Sec. V), per SM and for the GPU (for `smshare hw-cost`).
+// Storage the mechanism adds by its storage formula (e.g. Jatala Sec. V), per SM and for the GPU (for
+// `smshare hw-cost`).
 nlohmann::json hw_cost_report(const RunRequest& request);
 
 // The report without host-dependent fields, for determinism checks.
