@@ -144,6 +144,17 @@ void ParamTable::add_string(const std::string& key, std::string* target, std::st
   add(key, std::move(p));
 }
 
+void ParamTable::add_custom(const std::string& key, std::string allowed,
+                            std::function<std::string(const std::string&)> parse, std::function<std::string()> show,
+                            std::string doc) {
+  Param p;
+  p.doc = std::move(doc);
+  p.allowed = std::move(allowed);
+  p.parse = std::move(parse);
+  p.show = std::move(show);
+  add(key, std::move(p));
+}
+
 std::string ParamTable::nearest_keys(const std::string& key) const {
   // Keys of the same section ("sm." for "sm.foo") first: a typo rarely
   // changes the section.

@@ -27,6 +27,12 @@ class ParamTable {
   void add_choice(const std::string& key, std::string* target, std::vector<std::string> allowed,
                   std::string doc);
   void add_string(const std::string& key, std::string* target, std::string doc);
+  // A key whose values its block parses itself (e.g. Jatala's sharing
+  // fraction, held exactly in percent): `parse` stores the value and returns
+  // "" or the problem, `show` gives the effective value, `allowed` describes
+  // the accepted values in errors and listings.
+  void add_custom(const std::string& key, std::string allowed, std::function<std::string(const std::string&)> parse,
+                  std::function<std::string()> show, std::string doc);
 
   bool has(const std::string& key) const { return params_.count(key) != 0; }
 

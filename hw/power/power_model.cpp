@@ -16,12 +16,7 @@ const std::vector<SmUnitStatic>& dhar_chen_table3() {
   return t;
 }
 
-static bool is_cross_sm(const std::string& m) { return m == "occ" || m == "bal" || m == "bigsm" || m == "bigsm_occ"; }
-
-std::vector<std::string> default_gated_units(const std::string& mechanism) {
-  if (mechanism == "bigsm" || mechanism == "bigsm_occ") return {"front_end", "ldst", "undiff", "tex_const_cache"};
-  return {"front_end", "simd", "ldst", "undiff", "tex_const_cache"};
-}
+std::vector<std::string> default_gated_units() { return {"front_end", "simd", "ldst", "undiff", "tex_const_cache"}; }
 
 double scaled_area_mm2(const CactiEntry& e, uint64_t bits) {
   return e.area_mm2 * static_cast<double>(bits) / static_cast<double>(e.cfg_bits());
@@ -50,9 +45,6 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
   if (o.gated_sms > spec.num_sms)
     throw input_error("energy_report", "gated_sms",
                       std::to_string(o.gated_sms) + " > num_sms " + std::to_string(spec.num_sms));
-  // Validates the mechanism name.
-  (void)added_structures(spec, o.mechanism, o.params);
-
   nlohmann::json structures = nlohmann::json::object();
   double dynamic_j = 0, leakage_j = 0, leakage_w_total = 0;
   for (const auto& [name, a] : activity) {
@@ -74,7 +66,7 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
       const uint32_t k = e.accesses_per_access();
       e_read = e.read_energy_nj * 1e-9 * k;
       e_write = e.write_energy_nj * 1e-9 * k;
-      uint64_t bits = structure_bits(spec, o.mechanism, name, o.params);
+      uint64_t bits = structure_bits(spec, o.hardware, name);
       if (bits == 0) bits = e.reference_bits;  // structure of another mechanism: the papers' size
       leak_w = scaled_leakage_w(e, bits) * a.instances;
       s["source"] = "CACTI " + cacti.node + " (" + name + ".cfg)";
@@ -96,7 +88,9 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
   }
 
   // Static power of the SM units CACTI does not model (Dhar & Chen Table III).
-  const std::vector<std::string> gated = o.gated_units.empty() ? default_gated_units(o.mechanism) : o.gated_units;
+  const std::vector<std::string> gated = !o.gated_units.empty()          ? o.gated_units
+                                         : !o.hardware.gated_units.empty() ? o.hardware.gated_units
+                                                                           : default_gated_units();
   for (const auto& g : gated) {
     bool ok = false;
     for (const auto& u : dhar_chen_table3()) ok = ok || (u.unit == g && !u.cacti_modelled);
@@ -116,7 +110,7 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
     if (u.cacti_modelled) {
       j["counted"] = "no: CACTI leakage of the arrays is used instead";
     } else if (u.unit == "additional_wiring") {
-      const uint32_t n = is_cross_sm(o.mechanism) ? spec.num_sms : 0;
+      const uint32_t n = o.hardware.cross_sm_wiring_static ? spec.num_sms : 0;
       j["sms"] = n;
       j["w"] = u.watts * n;
       static_w += u.watts * n;
@@ -167,10 +161,9 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
   return {{"energy", energy}, {"power", power}};
 }
 
-nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const std::string& node) {
-  // Validate the mechanism before touching the results so that error comes first.
-  (void)added_structures(spec, mechanism);
-  return area_report(spec, mechanism, cacti_results(node));
+nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const AddedHardware& added,
+                           const std::string& node) {
+  return area_report(spec, mechanism, added, cacti_results(node));
 }
 
 static nlohmann::json sized_json(const SizedStructure& s, const CactiEntry& e, uint32_t gpu_instances) {
@@ -191,23 +184,21 @@ static nlohmann::json sized_json(const SizedStructure& s, const CactiEntry& e, u
   return j;
 }
 
-nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const CactiResults& cacti,
-                           const MechanismParams& params) {
-  const auto added = added_structures(spec, mechanism, params);
+nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const AddedHardware& added,
+                           const CactiResults& cacti) {
   nlohmann::json list = nlohmann::json::array();
   double per_sm = 0, cacti_gpu = 0, paper_gpu = 0;
   uint64_t bits_per_sm = 0;
-  for (const auto& s : added) {
+  for (const auto& s : added.structures) {
     auto j = sized_json(s, cacti.at(s.cfg), s.per_sm * spec.num_sms);
     per_sm += j["area_per_sm_mm2"].get<double>();
     cacti_gpu += j["area_gpu_mm2"].get<double>();
     bits_per_sm += s.bits * s.per_sm;
     list.push_back(j);
   }
-  for (const auto& c : paper_costs(mechanism)) {
+  for (const auto& c : added.paper_costs) {
     // Pairwise wiring exists only for complete pairs of SMs.
-    const bool pairwise = c.name == "cross_sm_wiring";
-    const double gpu = pairwise ? c.area_mm2_per_sm * 2 * (spec.num_sms / 2) : c.area_mm2_per_sm * spec.num_sms;
+    const double gpu = c.pairwise ? c.area_mm2_per_sm * 2 * (spec.num_sms / 2) : c.area_mm2_per_sm * spec.num_sms;
     nlohmann::json j;
     j["name"] = c.name;
     j["source"] = "paper";

@@ -41,18 +41,19 @@ struct SmUnitStatic {
   bool cacti_modelled;  // true: our CACTI leakage replaces this line (RF, L1D/shared memory)
 };
 const std::vector<SmUnitStatic>& dhar_chen_table3();
-// Units of an inactive SM that can be power-gated in Dhar & Chen's schemes:
-// front end, LDST, undifferentiated logic, texture/constant caches, and the
-// SIMD units except in BigSM configurations (which merge them).
-std::vector<std::string> default_gated_units(const std::string& mechanism);
+// Units of an inactive SM that are power-gated in Dhar & Chen's schemes:
+// front end, SIMD, LDST, undifferentiated logic, texture/constant caches. A
+// mechanism that keeps some of them busy declares its own list
+// (AddedHardware::gated_units; BigSM merges the SIMD units).
+std::vector<std::string> default_gated_units();
 
 struct EnergyOptions {
   std::string node = "40nm";
-  std::string mechanism = "baseline";   // sizes the mechanism's structures (leakage scaling)
+  std::string mechanism;                // named in the report
+  AddedHardware hardware;               // what the mechanism adds (leakage scaling, gating, wiring)
   uint32_t gated_sms = 0;               // SMs power-gated (Dhar & Chen Occ/Bal: inactive SMs)
-  std::vector<std::string> gated_units; // empty: default_gated_units(mechanism)
+  std::vector<std::string> gated_units; // empty: hardware.gated_units, else default_gated_units()
   bool sm_unit_static = true;           // add Table III static power of units CACTI does not model
-  MechanismParams params;
 };
 
 // {"energy": {...}, "power": {...}}: per-structure dynamic and leakage energy
@@ -65,12 +66,13 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
 nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, double simulated_seconds,
                              const EnergyOptions& options, const CactiResults& cacti);
 
-// Area of each structure the mechanism adds, per SM and for the GPU, total
-// mm^2 and % of the GTX 480 die; also the baseline arrays for scale.
-// Unknown mechanism -> InputError listing known_mechanisms_for_area().
-nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const std::string& node = "40nm");
-nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const CactiResults& cacti,
-                           const MechanismParams& params = {});
+// Area of each structure mechanism `mechanism` adds (`added`), per SM and
+// for the GPU, total mm^2 and % of the GTX 480 die; also the baseline arrays
+// for scale.
+nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const AddedHardware& added,
+                           const std::string& node = "40nm");
+nlohmann::json area_report(const GpuSpec& spec, const std::string& mechanism, const AddedHardware& added,
+                           const CactiResults& cacti);
 
 // Area (mm^2) and leakage (W) of one instance of `bits` bits modelled by `entry`.
 double scaled_area_mm2(const CactiEntry& entry, uint64_t bits);

@@ -103,7 +103,7 @@ class MechanismHooks {
   virtual void collect(ActivityCounters&) const {}
   // Named counters for the report's "mechanism_stats" section (summed over SMs).
   virtual void counters(std::vector<std::pair<std::string, uint64_t>>&) const {}
-  // Waveform values, in the order of mechanism_probe_names().
+  // Waveform values, in the order of the registry entry's probe_names.
   virtual void sample_probes(std::vector<int32_t>&) const {}
 };
 
@@ -116,7 +116,7 @@ class KernelSharedState {
 
 // A mechanism instance for one SM.
 struct Mechanism {
-  std::string name;
+  std::string name;  // set by the registry
   std::unique_ptr<CtaAdmission> admission;
   std::unique_ptr<RegisterRoute> route;
   std::unique_ptr<WarpGate> gate;
@@ -124,28 +124,19 @@ struct Mechanism {
   std::shared_ptr<KernelSharedState> shared_state;  // the kernel's GPU-wide state, if any
 };
 
-// Settings of the mechanisms (CLI: --sharing, --set jatala.*).
-struct MechanismOptions {
-  bool sharing_given = false;          // --sharing was given
-  uint32_t sharing_percent = 90;       // Jatala P in percent (t = 1 - P); paper default 90 %
-  bool dynamic_warp_execution = false; // Jatala Sec. IV-C
-  bool deadlock_avoidance = true;      // Jatala Sec. III-A rule (off only to show the deadlock)
-  uint32_t dwe_period_cycles = 1000;
-  uint32_t dwe_step_percent = 10;
-};
-
-std::shared_ptr<KernelSharedState> make_kernel_shared_state(const std::string& name);
-
-// Builds mechanism `name` for SM `sm_id` running `kernel`. `origin` names the
-// input (kernel file) for errors such as a CTA that can never fit; `shared`
-// is the kernel's GPU-wide state (may be null: then each SM has its own).
-Mechanism make_mechanism(const std::string& name, const SmSpec& sm, const KernelResources& kernel,
-                         const std::string& origin, const MechanismOptions& options = {}, uint32_t sm_id = 0,
-                         std::shared_ptr<KernelSharedState> shared = nullptr);
-
-// Names of the mechanism's VCD probes per SM (empty for baseline).
-std::vector<std::string> mechanism_probe_names(const std::string& name, const SmSpec& sm);
-
-std::vector<std::string> list_mechanisms();
+// The SM's default policies, which the baseline mechanism is made of and a
+// mechanism may reuse for the decisions it does not change. Mechanisms
+// themselves are built through the mechanism registry, outside the SM, which
+// the SM does not know (docs/architecture.md, "Mechanism registry").
+//
+// Admission while registers, scratchpad, threads, CTA slots and warp slots
+// last (baseline_occupancy); `origin` names the kernel in the error for a CTA
+// that can never fit.
+std::unique_ptr<CtaAdmission> make_default_admission(const SmSpec& sm, const KernelResources& kernel,
+                                                     const std::string& origin);
+// Register `reg` of the warp in slot `slot` lives in bank (reg + slot) % banks, as in GPGPU-Sim.
+std::unique_ptr<RegisterRoute> make_default_route(uint32_t banks);
+// Every warp may issue.
+std::unique_ptr<WarpGate> make_open_gate();
 
 }  // namespace smshare

@@ -1,24 +1,16 @@
 #include "hw/top/gpu_module.hpp"
 
-#include "hw/sm/mechanism.hpp"
-
 #include <algorithm>
 
 namespace smshare {
 
 GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
-                     const std::string& mechanism, const std::string& kernel_origin,
-                     const MechanismOptions& mechanism_options)
-    : sc_module(name),
-      spec_(spec),
-      mechanism_(mechanism),
-      kernel_origin_(kernel_origin),
-      mechanism_options_(mechanism_options) {
+                     ConfiguredMechanism mechanism, const std::string& kernel_origin)
+    : sc_module(name), spec_(spec), mechanism_(std::move(mechanism)), kernel_origin_(kernel_origin) {
   for (KernelSource* k : kernels) {
     KernelRecord rec;
     rec.kernel = k;
-    rec.occupancy = make_mechanism(mechanism, spec.sm, k->resources(), kernel_origin, mechanism_options)
-                        .admission->occupancy();
+    rec.occupancy = mechanism_.occupancy(spec.sm, k->resources(), kernel_origin);
     records_.push_back(rec);
     dispatchers_.push_back(std::make_unique<CtaDispatcher>(k->resources().grid_ctas));
   }
@@ -82,12 +74,10 @@ void GpuModule::launch(size_t k) {
   rec.warp_instructions = total_warp_instructions();  // subtracted at the end
   rec.ctas_completed = total_ctas_completed();
   // One GPU-wide state per kernel, shared by every SM's mechanism instance.
-  std::shared_ptr<KernelSharedState> shared = make_kernel_shared_state(mechanism_);
+  std::shared_ptr<KernelSharedState> shared = mechanism_.make_kernel_shared_state();
   cta_dispatcher_->bind(*dispatchers_[k]);
   for (uint32_t i = 0; i < sms_.size(); ++i)
-    sms_[i]->core().begin_kernel(*rec.kernel,
-                                 make_mechanism(mechanism_, spec_.sm, rec.kernel->resources(), kernel_origin_,
-                                                mechanism_options_, i, shared),
+    sms_[i]->core().begin_kernel(*rec.kernel, mechanism_.make(spec_.sm, rec.kernel->resources(), kernel_origin_, i, shared),
                                  *dispatchers_[k]);
   for (bool any = true; any;) {
     any = false;
@@ -109,7 +99,7 @@ void GpuModule::kernel_drained() {
 
 void GpuModule::trace(sc_core::sc_trace_file* tf) {
   const MemorySystem* mem = memory_.get();
-  const std::vector<std::string> names = mechanism_probe_names(mechanism_, spec_.sm);
+  const std::vector<std::string> names = mechanism_.probe_names(spec_.sm);
   for (auto& sm : sms_)
     sm->trace(tf, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); }, names);
 }

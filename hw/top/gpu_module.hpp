@@ -18,7 +18,7 @@
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/frontend/kernel.hpp"
 #include "hw/mem/memory_system_module.hpp"
-#include "hw/sm/mechanism.hpp"
+#include "hw/sharing/registry.hpp"
 #include "hw/sm/occupancy.hpp"
 #include "hw/sm/sm_module.hpp"
 #include "hw/top/cta_dispatcher_module.hpp"
@@ -38,11 +38,11 @@ class GpuModule : public sc_core::sc_module {
     bool finished = false;
   };
 
-  // Builds every SM's mechanism for every kernel up front, so impossible
-  // kernels are rejected (InputError) before any simulation.
+  // Computes every kernel's occupancy up front, so impossible kernels are
+  // rejected (InputError) before any simulation. `mechanism` builds each
+  // SM's policies at every kernel launch.
   GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
-            const std::string& mechanism, const std::string& kernel_origin,
-            const MechanismOptions& mechanism_options = {});
+            ConfiguredMechanism mechanism, const std::string& kernel_origin);
 
   // Registers every SM's probes on `tf`; the SMs then tick every cycle.
   void trace(sc_core::sc_trace_file* tf);
@@ -67,9 +67,8 @@ class GpuModule : public sc_core::sc_module {
   uint64_t total_ctas_completed() const;
 
   const GpuSpec& spec_;
-  const std::string mechanism_;
+  const ConfiguredMechanism mechanism_;
   const std::string kernel_origin_;
-  const MechanismOptions mechanism_options_;
   std::vector<KernelRecord> records_;
   std::vector<std::unique_ptr<CtaDispatcher>> dispatchers_;
   std::unique_ptr<CtaDispatcherModule> cta_dispatcher_;  // bound to dispatchers_[k] when kernel k launches

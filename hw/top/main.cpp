@@ -23,7 +23,7 @@
 
 #include "hw/common/error.hpp"
 #include "hw/common/gpu_config.hpp"
-#include "hw/sm/mechanism.hpp"
+#include "hw/sharing/registry.hpp"
 #include "hw/top/simulation.hpp"
 
 #ifndef SMSHARE_VERSION
@@ -61,10 +61,10 @@ const CommandForm kForms[] = {
     {"area", "smshare area --config C [--mechanism M] [--set key=value ...] [--json] [--log-level L]",
      "Area of the storage a mechanism adds, from the cached CACTI results (--set power.node=40nm|32nm)."},
     {"hw-cost",
-     "smshare hw-cost --config C --mechanism regshare|spmshare [--set key=value ...] [--json] [--log-level L]",
-     "Storage Jatala's mechanism adds (Sec. V), per SM and for the GPU."},
+     "smshare hw-cost --config C --mechanism M [--set key=value ...] [--json] [--log-level L]",
+     "Storage a mechanism adds by its paper's storage formula, per SM and for the GPU."},
     {"list", "smshare list configs|kernels|mechanisms",
-     "Prints the names of the GPU configurations, kernel profiles or mechanisms, one a line."},
+     "Prints the GPU configurations or kernel profiles (one a line), or the mechanisms with their settings."},
     {"help", "smshare help [COMMAND]          (also --help, -h)",
      "Prints this summary, or the flags of one command."},
 };
@@ -91,7 +91,8 @@ std::string summary() {
   for (const auto& f : kForms) s += indented(f.synopsis, "  ");
   return s + "  smshare --version\n"
              "C and K are names (smshare list configs|kernels) or paths to YAML files.\n"
-             "P (regshare, spmshare): shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9).\n"
+             "M: a registered mechanism (smshare list mechanisms: which ones run simulates, their settings).\n"
+             "P: shorthand for --set <family>.sharing=P, for mechanisms whose paper has a shared fraction.\n"
              "S: " + join(scheduler_policy_names(), "|") + ".  L: " + join(kLogLevels, "|") + " (default warn).\n"
              "`smshare COMMAND --help` lists the flags of one command.\n";
 }
@@ -258,7 +259,7 @@ void add_mechanism(CLI::App& cmd, Invocation& in, const std::string& what) {
 
 void add_sharing(CLI::App& cmd, Invocation& in) {
   cmd.add_option("--sharing", in.req.sharing,
-                 "regshare, spmshare: shared fraction 0, 0.1, ..., 0.9 (Jatala's 1 - t; default 0.9)")
+                 "shorthand for --set <family>.sharing=P (smshare list mechanisms shows which have it)")
       ->type_name("P");
 }
 
@@ -331,11 +332,10 @@ class CommandLine {
 
     CLI::App& hw_cost = command("hw-cost");
     add_config(hw_cost, in);
-    // Required: only Jatala's mechanisms have a Sec. V formula, so the
-    // default (baseline) would always fail.
-    hw_cost.add_option("--mechanism", in.req.mechanism, "the mechanism whose Sec. V storage to count")
+    // Required: the default (baseline) adds no storage, so it has no formula.
+    hw_cost.add_option("--mechanism", in.req.mechanism, "the mechanism whose storage formula to evaluate")
         ->required()
-        ->type_name("regshare|spmshare");
+        ->type_name(join(mechanism_registry().names_with_storage_formula(), "|"));
     add_output(hw_cost, in);
 
     command("list")
@@ -472,9 +472,12 @@ void print_summary(const nlohmann::json& r) {
 int list(const Invocation& in) {
   const std::string& what = in.list_kind;
   std::vector<std::string> names;
+  if (what == "mechanisms") {
+    std::cout << mechanism_registry().describe();
+    return 0;
+  }
   if (what == "configs") names = list_config_names("gpu");
   else if (what == "kernels") names = list_config_names("kernels");
-  else if (what == "mechanisms") names = list_mechanisms();
   else throw UsageError("list: '" + what + "' is not one of configs, kernels, mechanisms", "list");
   for (const auto& n : names) std::cout << n << "\n";
   return 0;

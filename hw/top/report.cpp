@@ -43,7 +43,7 @@ double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 }  // namespace
 
-json simulation_report(const GpuModule& gpu, const RunIdentity& id,
+json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedHardware& added,
                        const std::vector<std::pair<std::string, std::string>>& effective,
                        double host_seconds) {
   const GpuSpec& spec = gpu.spec();
@@ -173,6 +173,7 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id,
   EnergyOptions energy_options;
   energy_options.node = id.power_node;
   energy_options.mechanism = id.mechanism;
+  energy_options.hardware = added;
   const double simulated_seconds = static_cast<double>(cycles) * static_cast<double>(spec.core_period_ps()) * 1e-12;
   report["simulated_seconds"] = simulated_seconds;
   json energy = energy_report(spec, activity, simulated_seconds, energy_options);

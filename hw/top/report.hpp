@@ -11,6 +11,7 @@
 
 #include "hw/common/gpu_config.hpp"
 #include "hw/frontend/kernel.hpp"
+#include "hw/power/structure_sizes.hpp"
 #include "hw/sm/occupancy.hpp"
 
 namespace smshare {
@@ -30,7 +31,8 @@ nlohmann::json kernel_json(const KernelSource& kernel, const std::string& file);
 nlohmann::json occupancy_json(const Occupancy& occ, const GpuSpec& spec, const KernelSource& kernel,
                               const std::string& mechanism);
 
-nlohmann::json simulation_report(const GpuModule& gpu, const RunIdentity& id,
+// `added`: what the run's mechanism adds to the hardware (its energy).
+nlohmann::json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedHardware& added,
                                  const std::vector<std::pair<std::string, std::string>>& effective,
                                  double host_seconds);
 

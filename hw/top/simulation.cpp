@@ -17,9 +17,7 @@
 #include "hw/frontend/trace_kernel.hpp"
 #include "hw/power/power_model.hpp"
 #include "hw/power/structure_sizes.hpp"
-#include "hw/sharing/jatala/jatala_mechanism.hpp"
-#include "hw/sharing/jatala/jatala_occupancy.hpp"
-#include "hw/sm/mechanism.hpp"
+#include "hw/sharing/registry.hpp"
 #include "hw/top/gpu_module.hpp"
 #include "hw/top/report.hpp"
 
@@ -32,31 +30,35 @@ struct PreparedRun {
   std::string kernel_origin;
   uint64_t seed = 0;
   std::string power_node;
-  MechanismOptions mechanism_options;
+  MechanismChoice mechanism;            // validated: configure() accepts it
+  std::optional<ConfiguredMechanism> configured;
 };
 
 namespace {
 
 // Run settings that are not part of the GPU: how the front end reads the
-// workload and which CACTI node prices the energy. Set with --set like GPU keys.
+// workload and which CACTI node prices the energy. Set with --set like GPU
+// keys; a mechanism family's keys (--set <family>.*) go to the mechanism.
 struct RunSettings {
   bool reorder_registers = false;
   std::string unknown_opcode = "error";
   std::string power_node = "40nm";
-  MechanismOptions mechanism;
 };
 
 bool is_run_setting(const std::string& assignment) {
-  return assignment.rfind("frontend.", 0) == 0 || assignment.rfind("power.", 0) == 0 ||
-         assignment.rfind("jatala.", 0) == 0;
+  return assignment.rfind("frontend.", 0) == 0 || assignment.rfind("power.", 0) == 0;
 }
-
-using jatala::is_jatala;
 
 PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   PreparedRun run;
+  const MechanismRegistry& registry = mechanism_registry();
   std::vector<std::string> gpu_overrides, run_overrides;
-  for (const auto& o : req.overrides) (is_run_setting(o) ? run_overrides : gpu_overrides).push_back(o);
+  run.mechanism.name = req.mechanism;
+  run.mechanism.sharing = req.sharing;
+  for (const auto& o : req.overrides) {
+    if (registry.is_mechanism_setting(o)) run.mechanism.settings.push_back(o);
+    else (is_run_setting(o) ? run_overrides : gpu_overrides).push_back(o);
+  }
   if (!req.scheduler.empty()) {
     const auto& allowed = scheduler_policy_names();
     if (std::find(allowed.begin(), allowed.end(), req.scheduler) == allowed.end())
@@ -72,49 +74,19 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
                    "what a trace opcode missing from the opcode table becomes");
   table.add_choice("power.node", &settings.power_node, {"40nm", "32nm"},
                    "technology node of the CACTI results that price energy and area");
-  MechanismOptions& m = settings.mechanism;
-  table.add_bool("jatala.dynamic_warp_execution", &m.dynamic_warp_execution,
-                 "Jatala Sec. IV-C: SM0-referenced throttling of non-owner memory instructions");
-  table.add_bool("jatala.deadlock_avoidance", &m.deadlock_avoidance,
-                 "Jatala Sec. III-A lock rule (false only to demonstrate the Fig. 5 deadlock)");
-  table.add_uint("jatala.dwe_period_cycles", &m.dwe_period_cycles, 1, 1000000,
-                 "dynamic warp execution monitoring period (paper: 1000)");
-  table.add_uint("jatala.dwe_step_percent", &m.dwe_step_percent, 1, 100,
-                 "dynamic warp execution probability step in percent (paper: p = 0.1)");
   table.apply_overrides(run_overrides);
-  bool jatala_keys = false;
-  for (const auto& o : run_overrides) jatala_keys |= o.rfind("jatala.", 0) == 0;
-  if (jatala_keys && !is_jatala(req.mechanism))
-    throw InputError("--set jatala.*: applies to --mechanism regshare or spmshare, not '" + req.mechanism + "'");
-  auto given = [&](const char* key) {
-    for (const auto& o : run_overrides)
-      if (o.rfind(std::string(key) + "=", 0) == 0) return true;
-    return false;
-  };
-  // A setting that would be ignored is a mistake in the command, not a default.
-  if (given("jatala.deadlock_avoidance") && req.mechanism != "regshare")
-    throw InputError("--set jatala.deadlock_avoidance: the Sec. III-A rule is about register locks; it applies to "
-                     "--mechanism regshare, not '" + req.mechanism + "'");
-  if ((given("jatala.dwe_period_cycles") || given("jatala.dwe_step_percent")) && !m.dynamic_warp_execution)
-    throw InputError("--set jatala.dwe_*: set only with --set jatala.dynamic_warp_execution=true, which they tune");
-  if (!req.sharing.empty()) {
-    m.sharing_given = true;
-    m.sharing_percent = jatala::parse_sharing_percent(req.sharing);
-    if (!is_jatala(req.mechanism))
-      throw InputError("--sharing: mechanism '" + req.mechanism +
-                       "' does not share resources; --sharing applies to regshare and spmshare");
-  }
-  for (auto& kv : table.effective())
-    if (kv.first.rfind("jatala.", 0) != 0 || is_jatala(req.mechanism)) run.effective.push_back(kv);
-  if (is_jatala(req.mechanism)) run.effective.push_back({"jatala.sharing", std::to_string(m.sharing_percent) + "%"});
+  run.configured = registry.configure(run.mechanism);
+  for (auto& kv : table.effective()) run.effective.push_back(kv);
   run.power_node = settings.power_node;
-  run.mechanism_options = m;
   return run;
 }
 
-PreparedRun prepare(const RunRequest& req) {
+// `command` (run, occupancy) needs a simulated mechanism: refused before any
+// workload is read.
+PreparedRun prepare(const RunRequest& req, const std::string& command) {
   RunSettings fe;
   PreparedRun run = prepare_spec(req, fe);
+  run.configured->require_simulated(command);
 
   if (!req.trace.empty() && !req.kernel.empty())
     throw InputError("--kernel " + req.kernel + " and --trace " + req.trace + ": give one workload, not both");
@@ -151,19 +123,19 @@ PreparedRun prepare(const RunRequest& req) {
 nlohmann::json area_report_for(const RunRequest& req) {
   RunSettings settings;
   PreparedRun run = prepare_spec(req, settings);
-  nlohmann::json area = area_report(run.spec, req.mechanism, run.power_node);
+  nlohmann::json area = area_report(run.spec, req.mechanism, run.configured->hardware(run.spec), run.power_node);
   area["config"] = run.spec.name;
   return area;
 }
 
 nlohmann::json occupancy_report(const RunRequest& req) {
-  PreparedRun run = prepare(req);
+  PreparedRun run = prepare(req, "occupancy");
+  const ConfiguredMechanism& mechanism = *run.configured;
   nlohmann::json all = nlohmann::json::array();
   for (const auto& k : run.kernels) {
-    Mechanism m = make_mechanism(req.mechanism, run.spec.sm, k->resources(), run.kernel_origin, run.mechanism_options);
-    nlohmann::json j = occupancy_json(m.admission->occupancy(), run.spec, *k, req.mechanism);
-    if (run.mechanism_options.sharing_given || is_jatala(req.mechanism))
-      j["sharing_percent"] = run.mechanism_options.sharing_percent;
+    nlohmann::json j = occupancy_json(mechanism.occupancy(run.spec.sm, k->resources(), run.kernel_origin), run.spec,
+                                      *k, req.mechanism);
+    mechanism.describe_occupancy(j);
     all.push_back(j);
   }
   if (all.size() == 1) return all[0];
@@ -177,15 +149,19 @@ nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const Simulat
 nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& kernels,
                         const SimulateOptions& options) {
   if (kernels.empty()) throw InputError(options.kernel_origin + ": no kernel to run");
+  const ConfiguredMechanism mechanism = mechanism_registry().configure(options.mechanism);
+  mechanism.require_simulated("run");
+  std::vector<std::pair<std::string, std::string>> effective = options.effective;
+  effective.insert(effective.end(), mechanism.effective().begin(), mechanism.effective().end());
   for (const KernelSource* k : kernels) {
     const KernelResources& r = k->resources();
     spdlog::info("config {} ({} SMs), kernel {} ({} CTAs x {} threads, {} regs/thread, {} B smem), mechanism {}",
                  spec.name, spec.num_sms, k->name(), r.grid_ctas, r.threads_per_cta, r.regs_per_thread,
-                 r.smem_bytes_per_cta, options.mechanism);
+                 r.smem_bytes_per_cta, mechanism.name());
   }
-  for (const auto& [k, v] : options.effective) spdlog::debug("  {} = {}", k, v);
+  for (const auto& [k, v] : effective) spdlog::debug("  {} = {}", k, v);
 
-  GpuModule gpu("gpu", spec, kernels, options.mechanism, options.kernel_origin, options.mechanism_options);
+  GpuModule gpu("gpu", spec, kernels, mechanism, options.kernel_origin);
   sc_core::sc_trace_file* tf = nullptr;
   if (!options.vcd_path.empty()) {
     // SystemC writes <base>.vcd: accept the path with or without the suffix.
@@ -205,15 +181,14 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   const double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (tf) sc_core::sc_close_vcd_trace_file(tf);
 
-  RunIdentity id{options.mechanism, spec.sm.scheduler, options.seed, options.kernel_origin, options.power_node};
-  return simulation_report(gpu, id, options.effective, host_seconds);
+  RunIdentity id{mechanism.name(), spec.sm.scheduler, options.seed, options.kernel_origin, options.power_node};
+  return simulation_report(gpu, id, mechanism.hardware(spec), effective, host_seconds);
 }
 
 nlohmann::json run_simulation(const RunRequest& req) {
-  PreparedRun run = prepare(req);
+  PreparedRun run = prepare(req, "run");
   SimulateOptions options;
-  options.mechanism = req.mechanism;
-  options.mechanism_options = run.mechanism_options;
+  options.mechanism = run.mechanism;
   options.kernel_origin = run.kernel_origin;
   options.seed = run.seed;
   options.vcd_path = req.vcd_path;
@@ -237,29 +212,29 @@ std::string module_hierarchy(const RunRequest& req) {
 nlohmann::json hw_cost_report(const RunRequest& req) {
   RunSettings settings;
   PreparedRun run = prepare_spec(req, settings);
-  if (!is_jatala(req.mechanism))
-    throw InputError("hw-cost --mechanism: '" + req.mechanism + "' has no Sec. V storage formula (allowed: regshare, spmshare)");
+  const MechanismDescriptor& d = run.configured->descriptor();
+  if (!d.storage_formula)
+    throw InputError("hw-cost --mechanism: '" + req.mechanism + "' declares no storage formula (allowed: " +
+                     join(mechanism_registry().names_with_storage_formula()) + ")");
+  const StorageFormula formula = d.storage_formula(run.spec);
   const uint64_t W = run.spec.sm.max_warps, T = run.spec.sm.max_ctas, N = run.spec.num_sms;
   nlohmann::json structures = nlohmann::json::array();
   uint64_t per_sm = 0;
-  for (const auto& s : added_structures(run.spec, req.mechanism)) {
+  for (const auto& s : run.configured->hardware(run.spec).structures) {
     structures.push_back({{"name", s.name}, {"cacti_cfg", "cacti-params/" + run.power_node + "/" + s.cfg + ".cfg"},
                           {"bits", s.bits}, {"instances_per_sm", s.per_sm}, {"source", s.paper}});
     per_sm += s.bits * s.per_sm;
   }
-  const bool regs = req.mechanism == "regshare";
-  const std::string formula = regs ? "(1 + T ceil(log2(T+1)) + 2W + floor(W/2) ceil(log2 W)) x N"
-                                   : "(1 + T ceil(log2(T+1)) + W + floor(T/2) ceil(log2 T)) x N";
   return {{"config", run.spec.name},
           {"mechanism", req.mechanism},
-          {"source", "Jatala et al. 2016, Sec. V"},
-          {"formula", formula},
+          {"source", formula.source},
+          {"formula", formula.formula},
           {"warps_per_sm", W},
           {"ctas_per_sm", T},
           {"num_sms", N},
           {"bits_per_sm", per_sm},
           {"bits_gpu", per_sm * N},
-          {"comparators_per_sm", 2},
+          {"comparators_per_sm", formula.comparators_per_sm},
           {"structures", structures}};
 }
 

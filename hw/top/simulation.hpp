@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/frontend/kernel.hpp"
-#include "hw/sm/mechanism.hpp"
+#include "hw/sharing/registry.hpp"
 
 namespace smshare {
 
@@ -18,10 +18,10 @@ struct RunRequest {
   std::string config = "fermi-gtx480";      // name under configs/gpu or a path
   std::string kernel;                       // name under configs/kernels or a path; empty: synthetic
   std::string trace;                        // Accel-Sim kernelslist.g (instead of kernel)
-  std::string mechanism = "baseline";
-  std::string sharing;                      // --sharing P (Jatala); empty: not given
+  std::string mechanism = kDefaultMechanism;
+  std::string sharing;                      // --sharing P (shorthand for --set <family>.sharing=P); empty: not given
   std::string scheduler;                    // empty: the config's sm.scheduler
-  std::vector<std::string> overrides;       // --set key=value (gpu and frontend keys)
+  std::vector<std::string> overrides;       // --set key=value (gpu, frontend, power and mechanism keys)
   ResourceOverrides resources;              // --ctas, --threads-per-cta, ...
   std::optional<uint64_t> seed;
   std::string vcd_path;                     // empty: no waveform (.vcd, or .fst for GTKWave's compressed format)
@@ -36,13 +36,13 @@ class KernelSource;
 // How to simulate a kernel that is already built (testbenches use this with
 // scripted kernels; run_simulation() with profiles and traces).
 struct SimulateOptions {
-  std::string mechanism = "baseline";
-  MechanismOptions mechanism_options;       // --sharing, --set jatala.*
+  MechanismChoice mechanism;                // name, --set <family>.*, --sharing (validated by the registry)
   std::string kernel_origin = "<kernel>";   // named in errors and in the report
   uint64_t seed = 0;
   std::string vcd_path;
   std::string power_node = "40nm";
-  std::vector<std::pair<std::string, std::string>> effective;  // parameters echoed into the report
+  // Parameters echoed into the report; the mechanism's settings are added to them.
+  std::vector<std::pair<std::string, std::string>> effective;
 };
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options);
 // A stream of kernels run one after another (a trace's kernel list).
@@ -64,7 +64,8 @@ nlohmann::json occupancy_report(const RunRequest& request);
 // Area of the structures `request.mechanism` adds (for `smshare area`).
 nlohmann::json area_report_for(const RunRequest& request);
 
-// Storage the mechanism adds (Jatala Sec. V), per SM and for the GPU (for `smshare hw-cost`).
+// Storage the mechanism adds by its storage formula (e.g. Jatala Sec. V), per SM and for the GPU (for
+// `smshare hw-cost`).
 nlohmann::json hw_cost_report(const RunRequest& request);
 
 // The report without host-dependent fields, for determinism checks.

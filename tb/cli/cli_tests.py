@@ -114,6 +114,16 @@ def bad_input(ctx, args, rc, *needles):
     return res
 
 
+def mechanism_rows(listing):
+    """`smshare list mechanisms`: {name: rest of its row} (key lines are indented)."""
+    rows = {}
+    for line in listing.splitlines()[1:]:
+        if line and not line[0].isspace() and " " in line:
+            name, rest = line.split(None, 1)
+            rows[name] = rest
+    return rows
+
+
 def strip_host(report):
     return {k: v for k, v in report.items() if k not in HOST_FIELDS}
 
@@ -768,7 +778,8 @@ def _(ctx):
     check(len(names_in("kernels")) >= 30, "configs/kernels looks empty")
     res = ctx.run("list", "mechanisms")
     expect_rc(res, 0)
-    check("baseline" in res.out.split(), f"list mechanisms: {res.out}")
+    rows = mechanism_rows(res.out)
+    check(rows.get("baseline", "").startswith("simulated"), f"list mechanisms: {res.out}")
     res = ctx.run("help")
     expect_rc(res, 0)
     check("usage:" in res.out, "help prints the usage")
@@ -824,7 +835,12 @@ def _(ctx):
 @case("jatala_occupancy_and_hw_cost")
 def _(ctx):
     res = ctx.run("list", "mechanisms")
-    check({"regshare", "spmshare"} <= set(res.out.split()), f"list mechanisms: {res.out}")
+    rows = mechanism_rows(res.out)
+    check(all(rows.get(m, "").startswith("simulated") for m in ("regshare", "spmshare")),
+          f"list mechanisms: {res.out}")
+    for key in ("jatala.sharing = 90%", "jatala.dynamic_warp_execution = false",
+                "jatala.deadlock_avoidance = true", "jatala.dwe_period_cycles = 1000"):
+        check(key in res.out, f"list mechanisms lacks '{key}': {res.out}")
     for kernel, mech, sharing, want in (("hotspot", "regshare", "0.5", 4), ("lib", "regshare", "0.9", 8),
                                         ("nw1", "spmshare", "0.5", 8), ("lavamd", "spmshare", "0.9", 4),
                                         ("lavamd", "spmshare", "0", 2)):
@@ -843,6 +859,37 @@ def _(ctx):
           f"structures: {j['structures']}")
     res = ctx.run("hw-cost", "--config", "jatala-fermi", "--mechanism", "spmshare", "--json")
     check(res.json()["bits_per_sm"] == 1 + 8 * 4 + 48 + 4 * 3, f"spmshare: {res.out}")
+
+
+@case("mechanism_registry")
+def _(ctx):
+    res = ctx.run("list", "mechanisms")
+    expect_rc(res, 0)
+    rows = mechanism_rows(res.out)
+    cost_only = ("zorua", "expars", "occ", "bal", "bigsm", "bigsm_occ")
+    check(all(rows.get(m, "").startswith("cost only") for m in cost_only), f"list mechanisms: {res.out}")
+    # Registered for their hardware cost: area works, run and occupancy say why they refuse.
+    for m in cost_only:
+        expect_rc(ctx.run("area", "--config", "fermi-gtx480", "--mechanism", m, "--json"), 0)
+    for command in ("run", "occupancy"):
+        bad_input(ctx, (command, "--config", "fermi-gtx480", "--kernel", "hotspot", "--mechanism", "expars"), 1,
+                  "'expars'", "not simulated yet", "smshare area", "baseline, regshare, spmshare")
+    bad_input(ctx, ("hw-cost", "--config", "fermi-gtx480", "--mechanism", "zorua"), 1, "'zorua'",
+              "regshare, spmshare")
+    # A family's settings belong to its mechanisms; unknown keys name the nearest.
+    bad_input(ctx, SMALL + ("--ctas", "1", "--set", "zorua.logical_warps=32"), 1, "zorua.logical_warps", "zorua",
+              "not 'baseline'")
+    bad_input(ctx, SMALL + ("--ctas", "1", "--mechanism", "regshare", "--set", "jatala.sharin=0.5"), 1,
+              "jatala.sharin", "jatala.sharing")
+    # --sharing P is the shorthand of --set jatala.sharing=P.
+    occ = ("occupancy", "--config", "jatala-fermi", "--kernel", "hotspot", "--mechanism", "regshare", "--json")
+    by_flag = ctx.run(*occ, "--sharing", "0.5")
+    by_key = ctx.run(*occ, "--set", "jatala.sharing=0.5")
+    expect_rc(by_flag, 0)
+    expect_rc(by_key, 0)
+    check(by_flag.json() == by_key.json() and by_key.json()["sharing_percent"] == 50,
+          f"--sharing 0.5: {by_flag.out} vs --set jatala.sharing=0.5: {by_key.out}")
+    bad_input(ctx, occ + ("--set", "jatala.sharing=0.95"), 1, "jatala.sharing", "'0.95'", "[0, 0.9]")
 
 
 @case("jatala_run_report")

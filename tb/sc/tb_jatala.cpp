@@ -53,12 +53,11 @@ ScriptedKernel figure5_kernel() {
 nlohmann::json run_regshare(ScriptedKernel& k, bool deadlock_rule, bool dwe = false, std::string vcd = "") {
   SimulateOptions o;
   o.vcd_path = vcd;
-  o.mechanism_options.dynamic_warp_execution = dwe;
   o.kernel_origin = "scripted";
-  o.mechanism = "regshare";
-  o.mechanism_options.sharing_given = true;
-  o.mechanism_options.sharing_percent = 50;
-  o.mechanism_options.deadlock_avoidance = deadlock_rule;
+  o.mechanism = {"regshare",
+                 {std::string("jatala.dynamic_warp_execution=") + (dwe ? "true" : "false"),
+                  std::string("jatala.deadlock_avoidance=") + (deadlock_rule ? "true" : "false")},
+                 "0.5"};
   return simulate(pair_sm(), k, o);
 }
 
@@ -127,8 +126,7 @@ nlohmann::json run_spmshare(uint64_t smem_offset) {
   });
   SimulateOptions o;
   o.kernel_origin = "scripted";
-  o.mechanism = "spmshare";
-  o.mechanism_options.sharing_percent = 50;
+  o.mechanism = {"spmshare", {"jatala.sharing=0.5"}, ""};
   return simulate(load_gpu_config("fermi-gtx480", {"gpu.num_sms=1", "sm.scratchpad_bytes=6144"}), k, o);
 }
 
@@ -161,9 +159,7 @@ TEST(JatalaDynamicWarpExecution, ReferenceSmHoldsNonOwnerLoadsUntilOwnershipPass
   });
   SimulateOptions o;
   o.kernel_origin = "scripted";
-  o.mechanism = "regshare";
-  o.mechanism_options.sharing_percent = 50;
-  o.mechanism_options.dynamic_warp_execution = true;
+  o.mechanism = {"regshare", {"jatala.sharing=0.5", "jatala.dynamic_warp_execution=true"}, ""};
   auto r = simulate(pair_sm(), k, o);
   EXPECT_FALSE(r.contains("deadlock"));
   EXPECT_EQ(r["ctas_completed"].get<uint64_t>(), 2u);
@@ -185,9 +181,7 @@ TEST_P(JatalaTablesBySimulation, ResidentCtasMatchThePrintedTable) {
   auto source = make_profile_kernel(p, res, FrontendOptions{});
   SimulateOptions o;
   o.kernel_origin = p.file;
-  o.mechanism = row.registers ? "regshare" : "spmshare";
-  o.mechanism_options.sharing_given = true;
-  o.mechanism_options.sharing_percent = percent;
+  o.mechanism = {row.registers ? "regshare" : "spmshare", {}, "0." + std::to_string(percent / 10)};  // --sharing
   auto r = simulate(load_gpu_config("jatala-fermi", {"gpu.num_sms=1"}), *source, o);
   EXPECT_FALSE(r.contains("deadlock"));
   const uint32_t expected = jatala_scratchpad_exception(row.kernel, percent)

@@ -1,7 +1,7 @@
 // Contract tests: one suite run against every implementation of an
 // interface (STYLE.md), so a new mechanism or scheduler policy is checked
-// the moment it is registered in list_mechanisms() or
-// scheduler_policy_names().
+// the moment it is registered (hw/sharing/all_mechanisms.cpp,
+// scheduler_policy_names()).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 
 #include "hw/common/gpu_config.hpp"
 #include "hw/frontend/kernel_profile.hpp"
+#include "hw/sharing/registry.hpp"
 #include "hw/sm/mechanism.hpp"
 #include "hw/sm/scheduler_policy.hpp"
 
@@ -59,13 +60,23 @@ TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
   const Case cases[] = {{"jatala-fermi", "hotspot"}, {"jatala-fermi", "lavamd"}, {"jatala-fermi", "nw1"},
                         {"fermi-gtx480", "sgemm"}};
   unsigned checked = 0;
-  for (const auto& name : list_mechanisms()) {
+  const MechanismRegistry& registry = mechanism_registry();
+  for (const auto& name : registry.simulated_names()) {
+    MechanismChoice choice;
+    choice.name = name;
+    const ConfiguredMechanism configured = registry.configure(choice);  // the defaults
     for (const Case& c : cases) {
       const GpuSpec spec = load_gpu_config(c.config, {});
       const KernelProfile p = load_kernel_profile(c.kernel);
-      Mechanism m = make_mechanism(name, spec.sm, p.resources, p.file);
+      Mechanism m = configured.make(spec.sm, p.resources, p.file, 0, configured.make_kernel_shared_state());
       const std::string what = name + " / " + c.kernel + " on " + c.config;
+      EXPECT_EQ(m.name, name) << what;
       const Occupancy occ = m.admission->occupancy();
+      // The occupancy calculator (smshare occupancy, the report) promises what the admission does.
+      const Occupancy calculated = configured.occupancy(spec.sm, p.resources, p.file);
+      EXPECT_EQ(calculated.ctas_per_sm, occ.ctas_per_sm) << what;
+      EXPECT_EQ(calculated.limited_by, occ.limited_by) << what;
+      EXPECT_EQ(configured.probe_names(spec.sm).empty(), configured.descriptor().probe_names == nullptr) << what;
       ASSERT_GE(occ.ctas_per_sm, 1u) << what;
       ASSERT_LE(occ.ctas_per_sm, spec.sm.max_ctas) << what;
 
@@ -106,6 +117,31 @@ TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
     }
   }
   EXPECT_GE(checked, 3u * 4u);  // baseline, regshare and spmshare at least
+}
+
+// Every registered mechanism, simulated or not, describes itself and states
+// its hardware as sized, sourced structures (test_power_model checks the
+// CACTI cache prices each one).
+TEST(MechanismContract, EveryMechanismDescribesItsHardware) {
+  const MechanismRegistry& registry = mechanism_registry();
+  const GpuSpec spec = load_gpu_config("fermi-gtx480", {});
+  for (const auto& name : registry.names()) {
+    const MechanismDescriptor& d = registry.at(name);
+    EXPECT_FALSE(d.description.empty()) << name;
+    MechanismChoice choice;
+    choice.name = name;
+    const ConfiguredMechanism configured = registry.configure(choice);
+    for (const auto& s : configured.hardware(spec).structures) {
+      EXPECT_GT(s.bits, 0u) << name << " " << s.name;
+      EXPECT_GE(s.per_sm, 1u) << name << " " << s.name;
+      EXPECT_FALSE(s.paper.empty()) << name << " " << s.name;
+    }
+    if (d.storage_formula) {
+      EXPECT_FALSE(configured.hardware(spec).structures.empty()) << name;
+    }
+    for (const auto& [key, value] : configured.effective())
+      EXPECT_EQ(key.rfind(d.family + ".", 0), 0u) << name << ": key " << key << " outside its family";
+  }
 }
 
 }  // namespace

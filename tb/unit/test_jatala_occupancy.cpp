@@ -3,11 +3,14 @@
 // the mechanisms' occupancy (what `smshare occupancy` prints).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../common/jatala_tables.hpp"
 #include "hw/common/error.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/sharing/jatala/jatala_occupancy.hpp"
+#include "hw/sharing/registry.hpp"
 #include "hw/sm/mechanism.hpp"
 
 namespace smshare {
@@ -85,18 +88,19 @@ TEST(JatalaOccupancy, TablesSixAndEightByTheCalculator) {
   for (const auto& row : tb::kJatalaTables) {
     const KernelProfile p = load_kernel_profile(row.kernel);
     for (size_t i = 0; i < tb::kJatalaSharingPercents.size(); ++i) {
-      MechanismOptions o;
-      o.sharing_given = true;
-      o.sharing_percent = tb::kJatalaSharingPercents[i];
-      const Mechanism m = make_mechanism(row.registers ? "regshare" : "spmshare", spec.sm, p.resources, p.file, o);
+      const uint32_t percent = tb::kJatalaSharingPercents[i];
+      const Mechanism m = mechanism_registry()
+                              .configure({row.registers ? "regshare" : "spmshare", {},
+                                          "0." + std::to_string(percent / 10)})  // --sharing 0.P
+                              .make(spec.sm, p.resources, p.file);
       const uint32_t got = m.admission->occupancy().ctas_per_sm;
       ++total;
-      if (tb::jatala_scratchpad_exception(row.kernel, o.sharing_percent)) {
+      if (tb::jatala_scratchpad_exception(row.kernel, percent)) {
         EXPECT_EQ(got, tb::kHotspot90ScratchpadLimited) << row.kernel;
         EXPECT_EQ(m.admission->occupancy().limited_by, OccupancyLimit::Scratchpad);
         continue;
       }
-      EXPECT_EQ(got, row.ctas[i]) << row.kernel << " at " << o.sharing_percent << " %";
+      EXPECT_EQ(got, row.ctas[i]) << row.kernel << " at " << percent << " %";
       matched += got == row.ctas[i];
     }
   }
@@ -107,17 +111,40 @@ TEST(JatalaOccupancy, TablesSixAndEightByTheCalculator) {
 TEST(JatalaOccupancy, HotspotGetsThePrintedSixWithA48KbScratchpad) {
   const GpuSpec spec = load_gpu_config("jatala-fermi", {"sm.scratchpad_bytes=49152"});
   const KernelProfile p = load_kernel_profile("hotspot");
-  MechanismOptions o;
-  o.sharing_percent = 90;
-  EXPECT_EQ(make_mechanism("regshare", spec.sm, p.resources, p.file, o).admission->occupancy().ctas_per_sm, 6u);
+  const ConfiguredMechanism regshare = mechanism_registry().configure({"regshare", {"jatala.sharing=0.9"}, ""});
+  EXPECT_EQ(regshare.make(spec.sm, p.resources, p.file).admission->occupancy().ctas_per_sm, 6u);
 }
 
 TEST(JatalaOccupancy, SharingFlagIsRejectedForMechanismsThatDoNotShare) {
-  const GpuSpec spec = load_gpu_config("jatala-fermi", {});
-  const KernelProfile p = load_kernel_profile("hotspot");
-  MechanismOptions o;
-  o.sharing_given = true;
-  EXPECT_THROW(make_mechanism("baseline", spec.sm, p.resources, p.file, o), InputError);
+  EXPECT_THROW(mechanism_registry().configure({"baseline", {}, "0.9"}), InputError);
+  EXPECT_NO_THROW(mechanism_registry().configure({"spmshare", {}, "0.9"}));
+}
+
+// --sharing P is the shorthand of --set jatala.sharing=P: same values, same effect.
+TEST(JatalaOccupancy, SharingFlagIsTheShorthandOfTheSettingsKey) {
+  const MechanismRegistry& r = mechanism_registry();
+  for (const char* p : {"0", "0.3", ".5", "0.90"}) {
+    const auto by_flag = r.configure({"regshare", {}, p}).effective();
+    const auto by_key = r.configure({"regshare", {std::string("jatala.sharing=") + p}, ""}).effective();
+    EXPECT_EQ(by_flag, by_key) << p;
+  }
+  const auto defaults = r.configure({"regshare", {}, ""}).effective();
+  EXPECT_NE(std::find(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"jatala.sharing", "90%"}),
+            defaults.end());
+  for (const char* bad : {"0.95", "1", "abc"}) {
+    EXPECT_THROW(r.configure({"regshare", {std::string("jatala.sharing=") + bad}, ""}), InputError) << bad;
+    EXPECT_THROW(r.configure({"regshare", {}, bad}), InputError) << bad;
+  }
+}
+
+// Settings regshare or spmshare would ignore are refused, as in the CLI.
+TEST(JatalaOccupancy, SettingsThatWouldBeIgnoredAreRefused) {
+  const MechanismRegistry& r = mechanism_registry();
+  EXPECT_THROW(r.configure({"spmshare", {"jatala.deadlock_avoidance=false"}, ""}), InputError);
+  EXPECT_NO_THROW(r.configure({"regshare", {"jatala.deadlock_avoidance=false"}, ""}));
+  EXPECT_THROW(r.configure({"regshare", {"jatala.dwe_step_percent=20"}, ""}), InputError);
+  EXPECT_NO_THROW(
+      r.configure({"regshare", {"jatala.dynamic_warp_execution=true", "jatala.dwe_step_percent=20"}, ""}));
 }
 
 }  // namespace

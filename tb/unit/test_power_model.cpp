@@ -12,6 +12,7 @@
 #include "hw/power/cacti_results.hpp"
 #include "hw/power/power_model.hpp"
 #include "hw/power/structure_sizes.hpp"
+#include "hw/sharing/registry.hpp"
 
 using namespace smshare;
 
@@ -50,6 +51,11 @@ std::string write_temp(const std::string& text, const std::string& tag) {
 }
 
 CactiResults fixture() { return load_cacti_results_file(write_temp(fixture_json(), "fixture")); }
+
+// What mechanism `m` adds on `spec`, as its registry entry declares it.
+AddedHardware added(const GpuSpec& spec, const std::string& m) {
+  return mechanism_registry().configure({m, {}, ""}).hardware(spec);
+}
 
 template <typename F>
 std::string error_of(F f) {
@@ -105,8 +111,8 @@ TEST(PowerCactiResults, CheckedInCacheCoversEveryCostedStructure) {
   for (const auto& node : {"40nm", "32nm"}) {
     const CactiResults& r = cacti_results(node);
     for (const auto& s : baseline_structures(spec)) EXPECT_NO_THROW(r.at(s.cfg)) << node;
-    for (const auto& m : known_mechanisms_for_area())
-      for (const auto& s : added_structures(spec, m)) EXPECT_NO_THROW(r.at(s.cfg)) << node << " " << m;
+    for (const auto& m : mechanism_registry().names())
+      for (const auto& s : added(spec, m).structures) EXPECT_NO_THROW(r.at(s.cfg)) << node << " " << m;
   }
 }
 
@@ -119,6 +125,7 @@ TEST(PowerEnergy, HandComputedDynamicAndLeakage) {
   EnergyOptions o;
   o.sm_unit_static = false;
   o.mechanism = "expars";
+  o.hardware = added(spec, "expars");
   const auto j = energy_report(spec, a, 1e-3, o, fixture());
   const auto& s = j["energy"]["structures"];
   // RF: 1000 x 0.05 nJ + 500 x 0.08 nJ = 9e-8 J; leakage 10 mW x 240 x 1 ms = 2.4e-3 J.
@@ -151,6 +158,7 @@ TEST(PowerEnergy, GatedSmStaticPowerFromTable3) {
   ActivityCounters none;
   EnergyOptions o;
   o.mechanism = "occ";
+  o.hardware = added(spec, "occ");
   o.gated_sms = 5;
   const auto j = energy_report(spec, none, 2.0, o, fixture());
   const double gateable = 0.06783 + 0.038 + 0.911 + 1.571 + 0.86;  // front end, SIMD, LDST, undiff, tex/const
@@ -161,6 +169,7 @@ TEST(PowerEnergy, GatedSmStaticPowerFromTable3) {
   EXPECT_NEAR(j["energy"]["sm_unit_static_j"].get<double>(), 2 * expect_w, 1e-9);
 
   o.mechanism = "baseline";
+  o.hardware = added(spec, "baseline");
   o.gated_sms = 0;
   const auto b = energy_report(spec, none, 1.0, o, fixture());
   EXPECT_NEAR(b["power"]["average_w"].get<double>(), 15 * gateable, 1e-9);
@@ -201,7 +210,7 @@ TEST(PowerArea, JatalaBitsFollowSectionVFormulas) {
   GpuSpec spec;  // W = 48, T = 8
   auto bits = [&](const std::string& m) {
     uint64_t n = 0;
-    for (const auto& s : added_structures(spec, m)) n += s.bits * s.per_sm;
+    for (const auto& s : added(spec, m).structures) n += s.bits * s.per_sm;
     return n;
   };
   // (1 + T ceil(log2(T+1)) + 2W + floor(W/2) ceil(log2 W)) = 1 + 32 + 96 + 144
@@ -217,7 +226,7 @@ TEST(PowerArea, JatalaBitsFollowSectionVFormulas) {
 TEST(PowerArea, PapersStatedSizes) {
   const GpuSpec spec;
   auto find = [&](const std::string& m, const std::string& n) {
-    for (const auto& s : added_structures(spec, m))
+    for (const auto& s : added(spec, m).structures)
       if (s.name == n) return s.bits * s.per_sm;
     return uint64_t{0};
   };
@@ -232,7 +241,7 @@ TEST(PowerArea, PapersStatedSizes) {
 
 TEST(PowerArea, HandComputedScaledAreaAndSums) {
   const GpuSpec spec;  // 15 SMs
-  const auto j = area_report(spec, "regshare", fixture());
+  const auto j = area_report(spec, "regshare", added(spec, "regshare"), fixture());
   // Fixture: 0.000512 mm^2 for a 512-bit cfg -> 1e-6 mm^2 per bit; 273 bits per SM.
   EXPECT_NEAR(j["cacti_area_per_sm_mm2"].get<double>(), 273e-6, 1e-12);
   EXPECT_NEAR(j["total_mm2"].get<double>(), 15 * 273e-6, 1e-12);
@@ -245,8 +254,8 @@ TEST(PowerArea, HandComputedScaledAreaAndSums) {
 
 TEST(PowerArea, EveryMechanismSumsOnCheckedInCache) {
   const GpuSpec spec;
-  for (const auto& m : known_mechanisms_for_area()) {
-    const auto j = area_report(spec, m, "40nm");
+  for (const auto& m : mechanism_registry().names()) {
+    const auto j = area_report(spec, m, added(spec, m), "40nm");
     double sum = 0, per_sm = 0;
     for (const auto& s : j["added_structures"]) {
       sum += s["area_gpu_mm2"].get<double>();
@@ -259,15 +268,14 @@ TEST(PowerArea, EveryMechanismSumsOnCheckedInCache) {
     else EXPECT_GT(j["total_mm2"].get<double>(), 0.0) << m;
   }
   // Cross-SM wiring: 4.71 mm^2 per complete pair (7 pairs of 15 SMs).
-  const auto occ = area_report(spec, "occ", "40nm");
+  const auto occ = area_report(spec, "occ", added(spec, "occ"), "40nm");
   EXPECT_NEAR(occ["paper_area_gpu_mm2"].get<double>(), 7 * 4.71 + 15 * 0.064, 1e-9);
 }
 
-TEST(PowerArea, UnknownMechanismListsAllowed) {
+TEST(PowerArea, EveryPapersMechanismIsCostedAndAnUnknownNodeListsKnown) {
   const GpuSpec spec;
-  const std::string msg = error_of([&] { area_report(spec, "warped", "40nm"); });
-  EXPECT_NE(msg.find("warped"), std::string::npos) << msg;
-  for (const auto& m : known_mechanisms_for_area()) EXPECT_NE(msg.find(m), std::string::npos) << msg;
-  EXPECT_EQ(known_mechanisms_for_area().size(), 9u);
-  EXPECT_NE(error_of([&] { area_report(spec, "zorua", "7nm"); }).find("40nm"), std::string::npos);
+  for (const char* m : {"baseline", "regshare", "spmshare", "zorua", "expars", "occ", "bal", "bigsm", "bigsm_occ"})
+    EXPECT_TRUE(mechanism_registry().contains(m)) << m;
+  EXPECT_NE(error_of([&] { area_report(spec, "zorua", added(spec, "zorua"), "7nm"); }).find("40nm"),
+            std::string::npos);
 }

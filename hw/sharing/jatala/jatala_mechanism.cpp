@@ -60,7 +60,7 @@ namespace {
 class JatalaSm {
  public:
   JatalaSm(Resource r, const SmSpec& sm, const KernelResources& k, const std::string& origin,
-           const MechanismOptions& opt, uint32_t sm_id, SharedState* shared)
+           const Settings& opt, uint32_t sm_id, SharedState* shared)
       : resource_(r),
         banks_(sm.register_banks),
         footprint_(cta_footprint(sm, k)),
@@ -353,9 +353,9 @@ class Hooks final : public MechanismHooks {
 }  // namespace
 
 Mechanism make(Resource r, const SmSpec& sm, const KernelResources& k, const std::string& origin,
-               const MechanismOptions& options, uint32_t sm_id, std::shared_ptr<KernelSharedState> shared) {
+               const Settings& settings, uint32_t sm_id, std::shared_ptr<KernelSharedState> shared) {
   auto* state = dynamic_cast<SharedState*>(shared.get());
-  auto s = std::make_shared<JatalaSm>(r, sm, k, origin, options, sm_id, state);
+  auto s = std::make_shared<JatalaSm>(r, sm, k, origin, settings, sm_id, state);
   Mechanism m;
   m.name = r == Resource::Registers ? "regshare" : "spmshare";
   m.admission = std::make_unique<Admission>(s);

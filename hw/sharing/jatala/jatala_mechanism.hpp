@@ -8,14 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "hw/sharing/registry.hpp"
 #include "hw/sm/mechanism.hpp"
 
 namespace smshare::jatala {
 
 enum class Resource { Registers, Scratchpad };
 
-// The mechanism names this folder implements (regshare, spmshare).
-inline bool is_jatala(const std::string& mechanism) { return mechanism == "regshare" || mechanism == "spmshare"; }
+// The `jatala.*` settings of both mechanisms (jatala_registration.cpp declares
+// the keys): --set jatala.<key>=<value>, and --sharing P for jatala.sharing.
+struct Settings final : MechanismSettings {
+  uint32_t sharing_percent = 90;       // P in percent (t = 1 - P); paper default 90 %
+  bool dynamic_warp_execution = false; // Sec. IV-C
+  bool deadlock_avoidance = true;      // Sec. III-A rule (off only to show the deadlock)
+  uint32_t dwe_period_cycles = 1000;
+  uint32_t dwe_step_percent = 10;
+};
 
 // Resident CTAs (Sec. III-C) without simulating.
 Occupancy sharing_occupancy(Resource r, const SmSpec& sm, const KernelResources& k, const std::string& origin,
@@ -24,7 +32,7 @@ Occupancy sharing_occupancy(Resource r, const SmSpec& sm, const KernelResources&
 std::shared_ptr<KernelSharedState> make_shared_state();
 
 Mechanism make(Resource r, const SmSpec& sm, const KernelResources& k, const std::string& origin,
-               const MechanismOptions& options, uint32_t sm_id, std::shared_ptr<KernelSharedState> shared);
+               const Settings& settings, uint32_t sm_id, std::shared_ptr<KernelSharedState> shared);
 
 std::vector<std::string> probe_names(const SmSpec& sm);
 

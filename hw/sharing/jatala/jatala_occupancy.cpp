@@ -7,19 +7,17 @@
 
 namespace smshare::jatala {
 
-uint32_t parse_sharing_percent(const std::string& text) {
-  auto bad = [&]() {
-    return InputError("--sharing: '" + text +
-                      "' is not a sharing fraction in [0, 0.9] in steps of 0.1 (0, 0.1, ..., 0.9; "
-                      "P = 1 - t of Jatala et al.)");
-  };
+const char* const kSharingFractions =
+    "a sharing fraction in [0, 0.9] in steps of 0.1 (0, 0.1, ..., 0.9; P = 1 - t of Jatala et al.)";
+
+bool parse_sharing_fraction(const std::string& text, uint32_t& out) {
   // Digits before the point, digits after: exact, no floating point.
   size_t i = 0;
   uint64_t whole = 0;
   bool any = false;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
     whole = whole * 10 + static_cast<uint64_t>(text[i++] - '0');
-    if (whole > 100) throw bad();
+    if (whole > 100) return false;
     any = true;
   }
   uint64_t hundredths = 0;
@@ -30,13 +28,21 @@ uint32_t parse_sharing_percent(const std::string& text) {
       const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
       if (d == 0) hundredths += 10 * digit;
       else if (d == 1) hundredths += digit;
-      else if (digit != 0) throw bad();
+      else if (digit != 0) return false;
     }
   }
-  if (!any || i != text.size()) throw bad();
+  if (!any || i != text.size()) return false;
   const uint64_t percent = whole * 100 + hundredths;
-  if (percent > 90 || percent % 10 != 0) throw bad();
-  return static_cast<uint32_t>(percent);
+  if (percent > 90 || percent % 10 != 0) return false;
+  out = static_cast<uint32_t>(percent);
+  return true;
+}
+
+uint32_t parse_sharing_percent(const std::string& text) {
+  uint32_t percent = 0;
+  if (!parse_sharing_fraction(text, percent))
+    throw InputError("--sharing: '" + text + "' is not " + kSharingFractions);
+  return percent;
 }
 
 uint64_t private_units(uint64_t units, uint32_t percent) { return units * (100 - percent) / 100; }

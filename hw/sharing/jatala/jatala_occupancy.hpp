@@ -14,6 +14,10 @@ namespace smshare::jatala {
 // steps of the paper's Tables V-VIII), e.g. "0.9", ".5", "0.30". Returns the
 // percentage (0, 10, ..., 90). Throws InputError naming --sharing otherwise.
 uint32_t parse_sharing_percent(const std::string& text);
+// The same grammar without throwing: false if `text` is not such a fraction.
+bool parse_sharing_fraction(const std::string& text, uint32_t& percent);
+// What parse_sharing_fraction accepts, for errors and listings.
+extern const char* const kSharingFractions;
 
 // Registers (or bytes) of `units` that stay private at sharing `percent`:
 // floor(units * t). Fig. 3 step (c): a register RegNo (1-based) is private
