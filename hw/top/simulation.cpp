@@ -200,12 +200,12 @@ nlohmann::json run_simulation(const RunRequest& req) {
 }
 
 std::string module_hierarchy(const RunRequest& req) {
-  PreparedRun run = prepare(req);
+  PreparedRun run = prepare(req, "run");
   std::vector<KernelSource*> kernels;
   for (const auto& k : run.kernels) kernels.push_back(k.get());
   // Elaborates the GPU exactly as a run would (it rejects the same kernels),
   // and is destroyed without simulating.
-  GpuModule gpu("gpu", run.spec, kernels, req.mechanism, run.kernel_origin, run.mechanism_options);
+  GpuModule gpu("gpu", run.spec, kernels, *run.configured, run.kernel_origin);
   return describe_hierarchy(gpu);
 }
 

@@ -8,6 +8,7 @@
 #include "common/scripted_kernel.hpp"
 #include "common/structure_bench.hpp"
 #include "hw/common/gpu_config.hpp"
+#include "hw/sharing/registry.hpp"
 #include "hw/top/cta_dispatcher_module.hpp"
 #include "hw/top/gpu_module.hpp"
 
@@ -56,7 +57,7 @@ TEST(CtaDispatcherModule, TheGpuBindsEachKernelOfAStreamAtItsLaunch) {
   res.grid_ctas = 4;
   ScriptedKernel b("b", res, one_add);
   const GpuSpec spec = load_gpu_config("fermi-gtx480", {"gpu.num_sms=2"});
-  GpuModule gpu("gpu", spec, {&a, &b}, "baseline", "scripted");
+  GpuModule gpu("gpu", spec, {&a, &b}, mechanism_registry().configure({}), "scripted");
   EXPECT_STREQ(gpu.cta_dispatcher().name(), "gpu.cta_dispatcher");
   EXPECT_EQ(counter(gpu.cta_dispatcher(), "kernels"), 0u);  // exists from elaboration, bound at launch
   sc_core::sc_start();
