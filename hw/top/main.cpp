@@ -24,7 +24,8 @@ const char* kUsage = R"(usage:
   smshare run --config C (--kernel K | --trace DIR/kernelslist.g) [--mechanism M] [--sharing P]
               [--scheduler lrr|gto|two-level|owf] [--set key=value ...] [--seed N]
               [--ctas N] [--threads-per-cta N] [--regs-per-thread N] [--smem-per-cta BYTES]
-              [--report out.json] [--vcd out.vcd] [--log-level trace|debug|info|warn|error|off]
+              [--report out.json] [--vcd out.vcd|out.fst [--vcd-sms 0,3] [--vcd-window FROM:TO]]
+              [--log-level trace|debug|info|warn|error|off]
   smshare occupancy --config C --kernel K [--mechanism M] [--sharing P] [--json] [--set ...] [what-if flags]
   smshare area --config C --mechanism M [--json] [--set power.node=40nm|32nm]
   smshare hw-cost --config C --mechanism regshare|spmshare [--json]
@@ -80,6 +81,8 @@ Args parse(int argc, char** argv) {
     else if (flag == "--smem-per-cta") a.req.resources.smem_bytes_per_cta = parse_count(flag, value());
     else if (flag == "--report") a.report_path = value();
     else if (flag == "--vcd") a.req.vcd_path = value();
+    else if (flag == "--vcd-sms") a.req.vcd_sms = parse_vcd_sms(value());
+    else if (flag == "--vcd-window") a.req.vcd_window = parse_vcd_window(value());
     else if (flag == "--log-level") a.log_level = value();
     else if (flag == "--json") a.json = true;
     else if (!flag.empty() && flag[0] == '-') throw UsageError("unknown option " + flag);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/common/waveform.hpp"
 #include "hw/frontend/kernel.hpp"
 #include "hw/sm/mechanism.hpp"
 
@@ -40,7 +41,7 @@ struct SimulateOptions {
   MechanismOptions mechanism_options;       // --sharing, --set jatala.*
   std::string kernel_origin = "<kernel>";   // named in errors and in the report
   uint64_t seed = 0;
-  std::string vcd_path;
+  WaveformOptions waveform;                 // path empty: no waveform (cycle_ps is set from the GPU)
   std::string power_node = "40nm";
   std::vector<std::pair<std::string, std::string>> effective;  // parameters echoed into the report
 };

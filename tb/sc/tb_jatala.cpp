@@ -52,7 +52,7 @@ ScriptedKernel figure5_kernel() {
 
 nlohmann::json run_regshare(ScriptedKernel& k, bool deadlock_rule, bool dwe = false, std::string vcd = "") {
   SimulateOptions o;
-  o.vcd_path = vcd;
+  o.waveform.path = vcd;
   o.mechanism_options.dynamic_warp_execution = dwe;
   o.kernel_origin = "scripted";
   o.mechanism = "regshare";
