@@ -73,6 +73,27 @@ std::string vcd_id(size_t index) {
   return id;
 }
 
+// A registered probe: where its value lives, how it is declared, and the
+// value last written (only a change is written again).
+struct Probe {
+  enum class Type : uint8_t { I32, U32, U64 };
+  SavedSignal signal;
+  const void* value = nullptr;
+  Type type = Type::U32;
+  uint64_t mask = 0;  // the low `bits` bits: a signed value in two's complement at its width
+  uint64_t last = 0;
+  std::string id;
+
+  uint64_t read() const {
+    switch (type) {
+      case Type::I32: return static_cast<uint64_t>(static_cast<int64_t>(*static_cast<const int32_t*>(value))) & mask;
+      case Type::U32: return *static_cast<const uint32_t*>(value) & mask;
+      case Type::U64: return *static_cast<const uint64_t*>(value) & mask;
+    }
+    return 0;
+  }
+};
+
 }  // namespace
 
 std::vector<uint32_t> parse_vcd_sms(const std::string& text) {
@@ -101,25 +122,6 @@ std::pair<uint64_t, uint64_t> parse_vcd_window(const std::string& text) {
                      " (the window is the cycles FROM..TO, inclusive)");
   return {f, t};
 }
-
-struct Probe {
-  enum class Type : uint8_t { I32, U32, U64 };
-  SavedSignal signal;
-  const void* value = nullptr;
-  Type type = Type::U32;
-  uint64_t mask = 0;  // the low `bits` bits: a signed value in two's complement at its width
-  uint64_t last = 0;
-  std::string id;
-
-  uint64_t read() const {
-    switch (type) {
-      case Type::I32: return static_cast<uint64_t>(static_cast<int64_t>(*static_cast<const int32_t*>(value))) & mask;
-      case Type::U32: return *static_cast<const uint32_t*>(value) & mask;
-      case Type::U64: return *static_cast<const uint64_t*>(value) & mask;
-    }
-    return 0;
-  }
-};
 
 struct Waveform::Impl {
   WaveformOptions options;

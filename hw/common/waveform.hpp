@@ -61,6 +61,10 @@ class Waveform {
   void add(const std::string& path, const int32_t& value, unsigned bits = 32, const WaveEnum* names = nullptr);
   void add(const std::string& path, const uint32_t& value, unsigned bits = 32, const WaveEnum* names = nullptr);
   void add(const std::string& path, const uint64_t& value, unsigned bits = 64, const WaveEnum* names = nullptr);
+  // Any other type would bind a temporary copy (a uint16_t to the uint32_t
+  // overload) and trace that: keep the probe in one of the types above.
+  template <typename T>
+  void add(const std::string& path, const T& value, unsigned bits = 32, const WaveEnum* names = nullptr) = delete;
 
   // Is SM `sm` selected (--vcd-sms)? Modules of unselected SMs add nothing.
   bool traces_sm(uint32_t sm) const;
