@@ -1,9 +1,10 @@
 // The SM as a SystemC module: it owns the SM's TLM-2.0 initiator socket,
 // turning the LDST unit's line transactions into b_transport calls (loosely
-// timed: the target annotates the delay; nothing waits), and its waveform
-// waveform probes (scope gpu.smN). Its clock comes from the GPU (GpuModule's clock method ticks the
-// SMs that are due in a cycle in SM order, so the order in which SMs reach
-// the memory system never depends on how SystemC orders processes).
+// timed: the target annotates the delay; nothing waits), and registers its
+// waveform probes (scope gpu.smN). Its clock comes from the GPU (GpuModule's
+// clock method ticks the SMs that are due in a cycle in SM order, so the
+// order in which SMs reach the memory system never depends on how SystemC
+// orders processes).
 #pragma once
 
 #include <systemc>

@@ -3,9 +3,9 @@
 // order (an SM that can do nothing sleeps until its next event), so the
 // order of memory requests within a cycle is fixed by SM index: a run gives
 // the same result whether SMs sleep through idle cycles or, in a waveform's
-// window, tick every cycle. Kernels run one after another (a stream): when every SM has
-// drained kernel i, kernel i+1 is launched in the next cycle, its CTAs dealt
-// round-robin over the SMs.
+// window, tick every cycle. Kernels run one after another (a stream): when
+// every SM has drained kernel i, kernel i+1 is launched in the next cycle,
+// its CTAs dealt round-robin over the SMs.
 #pragma once
 
 #include <systemc>
