@@ -44,12 +44,15 @@ done
 # --- packages -----------------------------------------------------------------
 # Build: compiler, CMake, pkg-config and the libraries CMakeLists.txt finds.
 # Scripts and tests: python3 with matplotlib (plots) and yaml, xz (compressed
-# traces). CACTI build (scripts/cacti/build_cacti.sh): g++, make, python3-pip
-# (downloads CACTI's sources from PyPI) and ca-certificates for HTTPS.
+# traces). Waveforms: gtkwave (vcd2fst writes --vcd FILE.fst; the test
+# gtkwave_opens_the_save_file opens a save file in GTKWave under xvfb, which
+# needs xauth). CACTI build (scripts/cacti/build_cacti.sh): g++, make,
+# python3-pip (downloads CACTI's sources from PyPI) and ca-certificates for HTTPS.
 PACKAGES=(
   g++ make cmake pkg-config
   libsystemc-dev libspdlog-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libgtest-dev googletest
   python3 python3-matplotlib python3-yaml xz-utils
+  gtkwave xvfb xauth
   python3-pip ca-certificates
 )
 

@@ -126,9 +126,9 @@ class SmCore {
   const Mechanism& mechanism() const { return mechanism_; }
   void collect(ActivityCounters& out) const;
 
-  // With tracing on, tick() never skips cycles, so waveforms show every cycle.
+  // In a waveform's window tick() never skips cycles, so it shows every cycle.
   void set_cycle_by_cycle(bool on) { cycle_by_cycle_ = on; }
-  // Sizes the mechanism probe vector (before sc_trace takes its elements' addresses).
+  // Sizes the mechanism probe vector (before the waveform takes its elements' addresses).
   void enable_mechanism_probes(size_t n) { probes_.mechanism.assign(n, 0); }
 
  private:

@@ -21,23 +21,36 @@ SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& 
   payload_.set_dmi_allowed(false);
 }
 
-void SmModule::trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_queue_depth,
+namespace {
+
+// GTKWave shows stall_reason by name through this translate filter.
+const WaveEnum& stall_reason_names() {
+  static const WaveEnum names = [] {
+    WaveEnum e{"stall_reason", {}};
+    for (unsigned r = 0; r < kNumStallReasons; ++r) e.values.push_back({r, to_string(static_cast<StallReason>(r))});
+    return e;
+  }();
+  return names;
+}
+
+}  // namespace
+
+void SmModule::trace(Waveform& wave, std::function<uint32_t()> dram_queue_depth,
                      const std::vector<std::string>& mechanism_probes) {
   const std::string p = std::string(name()) + ".";
   const SmProbes& probes = core_->probes();
-  sc_core::sc_trace(tf, probes.issued_warp, p + "issued_warp");
-  sc_core::sc_trace(tf, probes.issued_count, p + "issued_count");
-  sc_core::sc_trace(tf, probes.stall_reason, p + "stall_reason");
-  sc_core::sc_trace(tf, probes.active_warps, p + "active_warps");
-  sc_core::sc_trace(tf, probes.schedulable_warps, p + "schedulable_warps");
-  sc_core::sc_trace(tf, probes.resident_ctas, p + "resident_ctas");
-  sc_core::sc_trace(tf, probes.pending_loads, p + "pending_loads");
-  sc_core::sc_trace(tf, dram_queue_probe_, p + "dram_queue_depth");
+  wave.add(p + "issued_warp", probes.issued_warp);
+  wave.add(p + "issued_count", probes.issued_count);
+  wave.add(p + "stall_reason", probes.stall_reason, 32, &stall_reason_names());
+  wave.add(p + "active_warps", probes.active_warps);
+  wave.add(p + "schedulable_warps", probes.schedulable_warps);
+  wave.add(p + "resident_ctas", probes.resident_ctas);
+  wave.add(p + "pending_loads", probes.pending_loads);
+  wave.add(p + "dram_queue_depth", dram_queue_probe_);
   core_->enable_mechanism_probes(mechanism_probes.size());
   for (size_t i = 0; i < mechanism_probes.size(); ++i)
-    sc_core::sc_trace(tf, core_->probes().mechanism[i], p + mechanism_probes[i]);
+    wave.add(p + mechanism_probes[i], core_->probes().mechanism[i]);
   dram_queue_depth_ = std::move(dram_queue_depth);
-  core_->set_cycle_by_cycle(true);
 }
 
 uint64_t SmModule::tick(uint64_t cycle) {

@@ -1,9 +1,10 @@
 // The SM as a SystemC module: it owns the SM's TLM-2.0 initiator socket,
 // turning the LDST unit's line transactions into b_transport calls (loosely
-// timed: the target annotates the delay; nothing waits), and its waveform
-// probes. Its clock comes from the GPU (GpuModule's clock method ticks the
-// SMs that are due in a cycle in SM order, so the order in which SMs reach
-// the memory system never depends on how SystemC orders processes).
+// timed: the target annotates the delay; nothing waits), and registers its
+// waveform probes (scope gpu.smN). Its clock comes from the GPU (GpuModule's
+// clock method ticks the SMs that are due in a cycle in SM order, so the
+// order in which SMs reach the memory system never depends on how SystemC
+// orders processes).
 #pragma once
 
 #include <systemc>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/common/waveform.hpp"
 #include "hw/sm/sm_core.hpp"
 
 namespace smshare {
@@ -28,10 +30,11 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   SmCore& core() { return *core_; }
   const SmCore& core() const { return *core_; }
 
-  // Registers this SM's probes on `tf` and ticks every cycle from then on.
+  // Registers this SM's probes on `wave` under its scope (gpu.smN.*).
   // `dram_queue_depth` samples the memory system's queue for the waveform.
   // `mechanism_probes` names the mechanism's probes (mechanism_probe_names).
-  void trace(sc_core::sc_trace_file* tf, std::function<uint32_t()> dram_queue_depth,
+  // Whether the SM ticks every cycle is the GPU's choice (the window).
+  void trace(Waveform& wave, std::function<uint32_t()> dram_queue_depth,
              const std::vector<std::string>& mechanism_probes = {});
 
   // Runs cycle `cycle` (the current simulation time) and returns the next

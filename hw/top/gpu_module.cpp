@@ -33,17 +33,25 @@ void GpuModule::clock_method() {
     launch_at_ = SmCore::kNever;
     launch(next_kernel_);
   }
+  if (wave_) follow_window(cycle);
   bool any_was_due = false;
   for (uint32_t i = 0; i < sms_.size(); ++i) {
     if (due_[i] != cycle) continue;
     any_was_due = true;
     due_[i] = sms_[i]->tick(cycle);
   }
+  if (wave_) {
+    // Every cycle the clock runs, inside the window or not: a "this cycle"
+    // probe is the growth of a total since the previous call.
+    for (StructureModule* m : traced_structures_) m->update_probes(cycle);
+    wave_->sample(cycle);
+  }
   if (any_was_due && std::all_of(due_.begin(), due_.end(), [](uint64_t d) { return d == SmCore::kNever; }))
     kernel_drained();
   uint64_t next = launch_at_;
   for (uint64_t d : due_) next = std::min(next, d);
   if (next == SmCore::kNever) return;  // nothing left: the simulation ends
+  if (wave_ && cycle < wave_->first_cycle()) next = std::min(next, wave_->first_cycle());  // the window's $dumpvars
   next_trigger(sc_core::sc_time(static_cast<double>((next - cycle) * spec_.core_period_ps()), sc_core::SC_PS));
 }
 
@@ -97,11 +105,28 @@ void GpuModule::kernel_drained() {
   if (next_kernel_ < records_.size()) launch_at_ = now_cycle() + 1;
 }
 
-void GpuModule::trace(sc_core::sc_trace_file* tf) {
+void GpuModule::trace(Waveform& wave) {
+  wave_ = &wave;
   const MemorySystem* mem = memory_.get();
   const std::vector<std::string> names = mechanism_.probe_names(spec_.sm);
-  for (auto& sm : sms_)
-    sm->trace(tf, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); }, names);
+  for (uint32_t i = 0; i < sms_.size(); ++i) {
+    if (!wave.traces_sm(i)) continue;
+    traced_sms_.push_back(i);
+    sms_[i]->trace(wave, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); }, names);
+  }
+  traced_structures_ = trace_structures(*this, wave);
+}
+
+void GpuModule::follow_window(uint64_t cycle) {
+  const bool inside = cycle >= wave_->first_cycle() && cycle <= wave_->last_cycle();
+  if (inside == in_window_) return;
+  in_window_ = inside;
+  for (uint32_t i : traced_sms_) {
+    sms_[i]->core().set_cycle_by_cycle(inside);
+    // A sleeping SM wakes for the window's first cycle (ticking a cycle it
+    // could have slept through changes nothing but the waveform).
+    if (inside && due_[i] != SmCore::kNever) due_[i] = std::min(due_[i], cycle);
+  }
 }
 
 }  // namespace smshare

@@ -2,10 +2,10 @@
 // launcher. One clock method ticks, each cycle, the SMs that are due, in SM
 // order (an SM that can do nothing sleeps until its next event), so the
 // order of memory requests within a cycle is fixed by SM index: a run gives
-// the same result whether SMs sleep through idle cycles or, with --vcd, tick
-// every cycle. Kernels run one after another (a stream): when every SM has
-// drained kernel i, kernel i+1 is launched in the next cycle, its CTAs dealt
-// round-robin over the SMs.
+// the same result whether SMs sleep through idle cycles or, in a waveform's
+// window, tick every cycle. Kernels run one after another (a stream): when
+// every SM has drained kernel i, kernel i+1 is launched in the next cycle,
+// its CTAs dealt round-robin over the SMs.
 #pragma once
 
 #include <systemc>
@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "hw/common/gpu_config.hpp"
+#include "hw/common/structure_module.hpp"
+#include "hw/common/waveform.hpp"
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/frontend/kernel.hpp"
 #include "hw/mem/memory_system_module.hpp"
@@ -44,8 +46,11 @@ class GpuModule : public sc_core::sc_module {
   GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
             ConfiguredMechanism mechanism, const std::string& kernel_origin);
 
-  // Registers every SM's probes on `tf`; the SMs then tick every cycle.
-  void trace(sc_core::sc_trace_file* tf);
+  // Registers the probes of the SMs `wave` traces (--vcd-sms). In the
+  // window's cycles those SMs tick every cycle and the clock samples `wave`
+  // after ticking the SMs; outside it they sleep as in an untraced run.
+  // `wave` must outlive the simulation.
+  void trace(Waveform& wave);
 
   const GpuSpec& spec() const { return spec_; }
   const MemorySystem& memory() const { return *memory_; }
@@ -65,6 +70,9 @@ class GpuModule : public sc_core::sc_module {
   uint64_t now_cycle() const;
   uint64_t total_warp_instructions() const;
   uint64_t total_ctas_completed() const;
+  // Switches the traced SMs to ticking every cycle when `cycle` enters the
+  // waveform's window, and back when it leaves it.
+  void follow_window(uint64_t cycle);
 
   const GpuSpec& spec_;
   const ConfiguredMechanism mechanism_;
@@ -77,6 +85,10 @@ class GpuModule : public sc_core::sc_module {
   size_t next_kernel_ = 0;
   std::vector<uint64_t> due_;                 // per SM: next cycle to tick, SmCore::kNever when asleep
   uint64_t launch_at_ = SmCore::kNever;       // cycle the next kernel starts
+  Waveform* wave_ = nullptr;                  // null: no waveform
+  std::vector<uint32_t> traced_sms_;
+  std::vector<StructureModule*> traced_structures_;  // modules whose probes the waveform shows
+  bool in_window_ = false;
 };
 
 }  // namespace smshare

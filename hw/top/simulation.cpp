@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 #include "hw/common/error.hpp"
@@ -142,6 +141,23 @@ nlohmann::json occupancy_report(const RunRequest& req) {
   return {{"config", run.spec.name}, {"trace", run.kernel_origin}, {"kernels", all}};
 }
 
+namespace {
+
+// The waveform flags that need the GPU or each other to be checked.
+void check_waveform_options(const WaveformOptions& w, const GpuSpec& spec) {
+  if (w.path.empty()) {
+    if (!w.sms.empty()) throw InputError("--vcd-sms: selects the SMs of a waveform; give --vcd FILE too");
+    if (w.window) throw InputError("--vcd-window: selects the cycles of a waveform; give --vcd FILE too");
+    return;
+  }
+  for (uint32_t sm : w.sms)
+    if (sm >= spec.num_sms)
+      throw InputError("--vcd-sms: SM " + std::to_string(sm) + " does not exist: " + spec.name + " has SMs 0.." +
+                       std::to_string(spec.num_sms - 1) + " (gpu.num_sms = " + std::to_string(spec.num_sms) + ")");
+}
+
+}  // namespace
+
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options) {
   return simulate(spec, std::vector<KernelSource*>{&kernel}, options);
 }
@@ -161,25 +177,25 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   }
   for (const auto& [k, v] : effective) spdlog::debug("  {} = {}", k, v);
 
+  check_waveform_options(options.waveform, spec);
   GpuModule gpu("gpu", spec, kernels, mechanism, options.kernel_origin);
-  sc_core::sc_trace_file* tf = nullptr;
-  if (!options.vcd_path.empty()) {
-    // SystemC writes <base>.vcd: accept the path with or without the suffix.
-    std::string base = options.vcd_path;
-    if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0) base.resize(base.size() - 4);
-    if (!std::ofstream(base + ".vcd")) throw InputError("--vcd: cannot write " + base + ".vcd");
-    // SystemC announces the time unit as an Info report on stdout; stdout is for results.
-    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    tf = sc_core::sc_create_vcd_trace_file(base.c_str());
-    if (!tf) throw InputError("--vcd: cannot create " + options.vcd_path);
-    tf->set_time_unit(1, sc_core::SC_PS);
-    gpu.trace(tf);
+  std::unique_ptr<Waveform> wave;
+  if (!options.waveform.path.empty()) {
+    WaveformOptions w = options.waveform;
+    w.cycle_ps = spec.core_period_ps();
+    wave = std::make_unique<Waveform>(w);
+    gpu.trace(*wave);
   }
 
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (tf) sc_core::sc_close_vcd_trace_file(tf);
+  if (wave) {
+    uint64_t end_cycle = 0;  // the report's cycles: the cycle after the last one any SM worked in
+    for (const auto& sm : gpu.sms())
+      if (sm->core().stats().active_cycles) end_cycle = std::max(end_cycle, sm->core().stats().last_cycle + 1);
+    wave->close(end_cycle);
+  }
 
   RunIdentity id{mechanism.name(), spec.sm.scheduler, options.seed, options.kernel_origin, options.power_node};
   return simulation_report(gpu, id, mechanism.hardware(spec), effective, host_seconds);
@@ -191,7 +207,9 @@ nlohmann::json run_simulation(const RunRequest& req) {
   options.mechanism = run.mechanism;
   options.kernel_origin = run.kernel_origin;
   options.seed = run.seed;
-  options.vcd_path = req.vcd_path;
+  options.waveform.path = req.vcd_path;
+  options.waveform.sms = req.vcd_sms;
+  options.waveform.window = req.vcd_window;
   options.power_node = run.power_node;
   options.effective = run.effective;
   std::vector<KernelSource*> kernels;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/common/waveform.hpp"
 #include "hw/frontend/kernel.hpp"
 #include "hw/sharing/registry.hpp"
 
@@ -39,7 +40,7 @@ struct SimulateOptions {
   MechanismChoice mechanism;                // name, --set <family>.*, --sharing (validated by the registry)
   std::string kernel_origin = "<kernel>";   // named in errors and in the report
   uint64_t seed = 0;
-  std::string vcd_path;
+  WaveformOptions waveform;                 // path empty: no waveform (cycle_ps is set from the GPU)
   std::string power_node = "40nm";
   // Parameters echoed into the report; the mechanism's settings are added to them.
   std::vector<std::pair<std::string, std::string>> effective;

@@ -64,12 +64,12 @@ class Context:
     def __init__(self, smshare, tmp):
         self.smshare, self.tmp = str(Path(smshare).resolve()), Path(tmp)
 
-    def run(self, *args, cwd=None, timeout=120):
+    def run(self, *args, cwd=None, timeout=120, env=None):
         args = [str(a) for a in args]
         t0 = time.monotonic()
         try:
             proc = subprocess.run([self.smshare, *args], capture_output=True, text=True, timeout=timeout,
-                                  cwd=cwd or self.tmp)
+                                  cwd=cwd or self.tmp, env=env)
         except subprocess.TimeoutExpired:
             raise Failure(f"smshare {' '.join(args)} did not finish in {timeout} s")
         res = Result(args, proc, time.monotonic() - t0)
@@ -534,16 +534,19 @@ def _(ctx):
 
 @case("determinism_vcd_does_not_change_the_run")
 def _(ctx):
-    # With --vcd every SM ticks every cycle; without it SMs sleep through
-    # cycles in which nothing can happen. Both must give the same run, on a
-    # multi-SM GPU where SMs compete for memory within a cycle.
+    # In a waveform's window the traced SMs tick every cycle; elsewhere SMs
+    # sleep through cycles in which nothing can happen. Every choice of
+    # window and SMs must give the same run, on a multi-SM GPU where SMs
+    # compete for memory within a cycle.
     args = ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 40, "--set", "gpu.num_sms=4")
     plain = ctx.run(*args, "--json")
-    traced = ctx.run(*args, "--vcd", ctx.tmp / "w.vcd", "--json")
     expect_rc(plain, 0)
-    expect_rc(traced, 0)
-    d = first_difference(strip_host(plain.json()), strip_host(traced.json()))
-    check(d is None, f"--vcd changed the report at {d}")
+    for i, extra in enumerate(((), ("--vcd-window", "3000:9000"), ("--vcd-window", "0:500", "--vcd-sms", "2"),
+                               ("--vcd-window", "20000:20000", "--vcd-sms", "1,3"))):
+        traced = ctx.run(*args, "--vcd", ctx.tmp / f"w{i}.vcd", *extra, "--json")
+        expect_rc(traced, 0)
+        d = first_difference(strip_host(plain.json()), strip_host(traced.json()))
+        check(d is None, f"--vcd {' '.join(extra)} changed the report at {d}")
 
 
 @case("determinism_seed_changes_report")
@@ -816,6 +819,228 @@ def _(ctx):
     res = ctx.run(*SMALL, "--ctas", 2, "--set", "gpu.num_sms=1", "--json", cwd=work)
     expect_rc(res, 0)
     check(os.listdir(work) == [], f"a run without --vcd wrote files: {os.listdir(work)}")
+
+
+class Vcd:
+    """A VCD as smshare writes it: declarations, then (time, id, value) changes."""
+
+    def __init__(self, path):
+        head, sep, body = Path(path).read_text().partition("$enddefinitions $end")
+        check(sep, f"{path}: no $enddefinitions")
+        self.ids, scope = {}, []
+        for tok in re.finditer(r"\$scope module (\S+) \$end|\$upscope \$end|\$var (\S+) (\d+) (\S+) (\S+)", head):
+            if tok.group(1):
+                scope.append(tok.group(1))
+            elif tok.group(0).startswith("$upscope"):
+                scope.pop()
+            else:
+                self.ids[tok.group(4)] = ".".join(scope + [tok.group(5)])
+        self.times, self.changes, t = [], [], None
+        for line in body.split("\n"):
+            if line.startswith("#"):
+                t = int(line[1:])
+                self.times.append(t)
+            elif line.startswith("b"):
+                value, ident = line[1:].split()
+                self.changes.append((t, self.ids[ident], int(value, 2)))
+            elif line[:1] in ("0", "1"):
+                self.changes.append((t, self.ids[line[1:]], int(line[0])))
+        self.dumpvars_at = self.times[0] if "$dumpvars" in body else None
+
+    def state_at(self, time):
+        """Every signal's value at `time` (the last change at or before it)."""
+        state = {}
+        for t, name, v in self.changes:
+            if t <= time:
+                state[name] = v
+        return state
+
+
+def save_file_signals(gtkw):
+    """The signal rows of a GTKWave save file, with the flags in force for each."""
+    rows, flags, lines = [], None, gtkw.read_text().split("\n")
+    for line in lines:
+        if line.startswith("@"):
+            flags = int(line[1:], 16)
+        elif line and not line.startswith(("[", "*", "-", "^", "#")):
+            rows.append((line, flags))
+    return rows
+
+
+@case("vcd_save_file_beside_the_vcd")
+def _(ctx):
+    # FILE.gtkw names the VCD, opens at its first time, and lists every
+    # traced signal (GTKWave's name: a wire's range, none for an integer),
+    # stall_reason through the translate filter written beside it.
+    vcd = ctx.tmp / "wave.vcd"
+    expect_rc(ctx.run(*SMALL, "--ctas", 2, "--set", "gpu.num_sms=2", "--vcd", vcd, "--json"), 0)
+    gtkw = ctx.tmp / "wave.gtkw"
+    check(gtkw.is_file(), f"no {gtkw}; files: {os.listdir(ctx.tmp)}")
+    text = gtkw.read_text()
+    check(f'[dumpfile] "{vcd}"' in text, f"[dumpfile] does not name {vcd}:\n{text}")
+    check("[timestart] 0\n" in text, f"no [timestart] 0:\n{text}")
+    check(re.search(r"^\*-?\d+\.\d+ -1", text, re.M), f"no zoom line:\n{text}")
+    head = vcd.read_text().partition("$enddefinitions")[0]
+    declared = set()
+    for m in re.finditer(r"\$var (\S+) (\d+) \S+ (\S+)", head):
+        declared.add(m.group(3))
+    rows = dict(save_file_signals(gtkw))
+    for sm in ("sm0", "sm1"):
+        check(f"@800200\n-{sm}\n" in text and f"@1000200\n-{sm}\n" in text, f"no group {sm}:\n{text}")
+        check(rows.get(f"gpu.{sm}.issued_warp") == 0x420, f"issued_warp not signed decimal: {rows}")
+        check(rows.get(f"gpu.{sm}.stall_reason[31:0]") == 0x2024, f"stall_reason not filtered decimal: {rows}")
+        for probe in PROBES:
+            check(any(r.startswith(f"gpu.{sm}.{probe}") for r in rows), f"{probe} of {sm} not in the save file")
+    check(len(rows) == 2 * len(declared), f"{len(rows)} rows in the save file for {len(declared)} names per SM")
+    flt = ctx.tmp / "wave.stall_reason.filter"
+    check(f"^1 {flt}\n" in text, f"the save file does not apply {flt}:\n{text}")
+    check(re.search(r"^5 scoreboard$", flt.read_text(), re.M), f"{flt}:\n{flt.read_text()}")
+
+
+@case("vcd_sms_selects_the_traced_sms")
+def _(ctx):
+    args = (*SMALL, "--ctas", 8, "--set", "gpu.num_sms=4", "--json")
+    for sms, expected in (("0", {"sm0"}), ("3,1", {"sm1", "sm3"})):
+        vcd = ctx.tmp / f"sms{len(expected)}.vcd"
+        expect_rc(ctx.run(*args, "--vcd", vcd, "--vcd-sms", sms), 0)
+        scopes = {name.split(".")[1] for name in Vcd(vcd).ids.values()}
+        check(scopes == expected, f"--vcd-sms {sms} traced {sorted(scopes)}")
+        groups = set(re.findall(r"^@800200\n-(\S+)$", vcd.with_suffix(".gtkw").read_text(), re.M))
+        check(groups == expected, f"--vcd-sms {sms}: save file groups {sorted(groups)}")
+
+
+@case("vcd_window_writes_only_its_cycles")
+def _(ctx):
+    # Cycles 1000..2000 of a run: a $dumpvars at cycle 1000 holding what the
+    # whole-run VCD holds then, the same changes up to cycle 2000, nothing
+    # outside; the dump ends where cycle 2000 ends.
+    period = round(1e6 / load_gpu("fermi-gtx480")["gpu"]["core_clock_mhz"])
+    args = (*SMALL, "--ctas", 6, "--set", "gpu.num_sms=2", "--json")
+    expect_rc(ctx.run(*args, "--vcd", ctx.tmp / "full.vcd"), 0)
+    expect_rc(ctx.run(*args, "--vcd", ctx.tmp / "win.vcd", "--vcd-window", "1000:2000"), 0)
+    full, win = Vcd(ctx.tmp / "full.vcd"), Vcd(ctx.tmp / "win.vcd")
+    t0, t1 = 1000 * period, 2000 * period
+    check(win.dumpvars_at == t0, f"window dump starts at {win.dumpvars_at}, not {t0}")
+    check(win.times[-1] == t1 + period, f"window dump ends at {win.times[-1]}, not {t1 + period}")
+    check(all(t0 <= t <= t1 for t, _, _ in win.changes), "a value is written outside the window")
+    check(win.state_at(t0) == full.state_at(t0), "the window's first values differ from the whole run's")
+    inside = [c for c in full.changes if t0 < c[0] <= t1]
+    check([c for c in win.changes if c[0] > t0] == inside, "the window's changes differ from the whole run's")
+    text = (ctx.tmp / "win.gtkw").read_text()
+    check(f"[timestart] {t0}\n" in text, f"the save file does not open at {t0}:\n{text}")
+
+
+@case("vcd_fst_is_smaller")
+def _(ctx):
+    args = (*SMALL, "--ctas", 3, "--set", "gpu.num_sms=1", "--json")
+    expect_rc(ctx.run(*args, "--vcd", ctx.tmp / "w.vcd"), 0)
+    res = ctx.run(*args, "--vcd", ctx.tmp / "w.fst")
+    expect_rc(res, 0)
+    fst, vcd = ctx.tmp / "w.fst", ctx.tmp / "w.vcd"
+    check(fst.is_file(), f"no {fst}; files: {os.listdir(ctx.tmp)}")
+    check(fst.read_bytes()[:1] == b"\x00", "w.fst does not start with an FST header block")
+    check(fst.stat().st_size * 3 < vcd.stat().st_size,
+          f"FST {fst.stat().st_size} B is not a third of the VCD's {vcd.stat().st_size} B")
+    check(sorted(os.listdir(ctx.tmp)) == ["w.fst", "w.gtkw", "w.stall_reason.filter", "w.vcd"],
+          f"files left: {sorted(os.listdir(ctx.tmp))}")
+    check(f'[dumpfile] "{fst}"' in (ctx.tmp / "w.gtkw").read_text(), "the save file does not open the FST")
+    check(strip_host(res.json()) == strip_host(ctx.run(*args).json()), "--vcd .fst changed the report")
+    # Without vcd2fst in PATH: a clear error before simulating, naming the package.
+    bad = ctx.run(*args, "--vcd", ctx.tmp / "x.fst", env={"PATH": str(ctx.tmp)})
+    expect_rc(bad, 1)
+    expect_err(bad, "--vcd", "vcd2fst", "gtkwave")
+
+
+@case("vcd_bad_flags")
+def _(ctx):
+    run = (*SMALL, "--ctas", 2, "--set", "gpu.num_sms=4")
+    vcd = ("--vcd", ctx.tmp / "w.vcd")
+    bad_input(ctx, run + vcd + ("--vcd-sms", "4"), 1, "--vcd-sms", "SM 4", "0..3")
+    bad_input(ctx, run + vcd + ("--vcd-sms", "0,x"), 1, "--vcd-sms", "'0,x'")
+    bad_input(ctx, run + vcd + ("--vcd-window", "500:100"), 1, "--vcd-window", "FROM 500 is after TO 100")
+    for bad in ("100", "1:b", ":5", "-1:5"):
+        bad_input(ctx, run + vcd + ("--vcd-window", bad), 1, "--vcd-window", repr(bad), "FROM:TO")
+    bad_input(ctx, run + ("--vcd-sms", "0"), 1, "--vcd-sms", "--vcd FILE")
+    bad_input(ctx, run + ("--vcd-window", "0:10"), 1, "--vcd-window", "--vcd FILE")
+
+
+GTKWAVE_TCL = Path(__file__).with_name("gtkwave_report.tcl")
+
+
+def gtkwave_shows(ctx, gtkw, marker, probe):
+    """Opens `gtkw` in real GTKWave under Xvfb; returns what it displayed
+    (gtkwave_report.tcl) and GTKWave's own messages."""
+    report = ctx.tmp / (gtkw.name + ".shown")
+    env = dict(os.environ, SMSHARE_GTKWAVE_REPORT=str(report), SMSHARE_GTKWAVE_MARKER=str(marker),
+               SMSHARE_GTKWAVE_PROBE=probe)
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "gtkwave", "-S", str(GTKWAVE_TCL), str(gtkw)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, cwd=ctx.tmp)
+    except FileNotFoundError:
+        raise Failure("xvfb-run is not installed: scripts/setup.sh installs xvfb, xauth and gtkwave")
+    except subprocess.TimeoutExpired:
+        raise Failure(f"GTKWave did not quit within 120 s on {gtkw}")
+    messages = proc.stdout + proc.stderr
+    check(proc.returncode == 0 and report.is_file(), f"GTKWave did not load {gtkw} (exit {proc.returncode}):\n{messages}")
+    shown = {"signals": []}
+    for line in report.read_text().splitlines():
+        key, _, rest = line.partition(" ")
+        if key == "signal":
+            shown["signals"].append(rest)
+        elif key == "value":
+            shown["value"] = rest.partition(" ")[2]
+        else:
+            shown[key] = [int(x) for x in rest.split()]
+    return shown, messages
+
+
+def gtkwave_problems(gtkw, shown, messages, expected_value):
+    """What is wrong with how GTKWave shows `gtkw` (empty: it opens ready)."""
+    problems = []
+    listed = [name for name, _ in save_file_signals(gtkw)]
+    missing = [n for n in listed if n not in shown["signals"]]
+    if missing or len(shown["signals"]) != len(listed):
+        problems.append(f"GTKWave shows {len(shown['signals'])} of the {len(listed)} signals; missing: {missing}")
+    for line in messages.splitlines():
+        if "Could not" in line or "rror" in line:
+            problems.append(f"GTKWave: {line}")
+    start = int(re.search(r"^\[timestart\] (\d+)$", gtkw.read_text(), re.M).group(1))
+    (w0, w1), (_, last) = shown["window"], shown["range"]
+    if w0 != start or w1 < last or (w1 - w0) > 1.1 * (last - start):
+        problems.append(f"GTKWave draws {w0}..{w1}, not the traced interval {start}..{last}")
+    if shown.get("value") != expected_value:
+        problems.append(f"stall_reason reads {shown.get('value')!r}, not {expected_value!r} (translate filter)")
+    return problems
+
+
+@case("gtkwave_opens_the_save_file")
+def _(ctx):
+    # A regshare run's VCD and FST open in GTKWave with every listed signal,
+    # the whole interval in view and stall_reason translated to its name;
+    # a save file naming a signal the VCD lacks is caught.
+    args = ("run", "--config", "jatala-fermi", "--kernel", "hotspot", "--mechanism", "regshare", "--ctas", 4,
+            "--set", "gpu.num_sms=1", "--json")
+    vcd = ctx.tmp / "reg.vcd"
+    expect_rc(ctx.run(*args, "--vcd", vcd, "--vcd-window", "200:3000"), 0)
+    names = dict(line.split(" ", 1) for line in (ctx.tmp / "reg.stall_reason.filter").read_text().splitlines()
+                 if not line.startswith("#"))
+    t, _, reason = next(c for c in Vcd(vcd).changes if c[1] == "gpu.sm0.stall_reason" and c[2] > 0)
+    probe = "gpu.sm0.stall_reason[31:0]"
+    gtkw = ctx.tmp / "reg.gtkw"
+    check(any(n.startswith("gpu.sm0.pair0_owner_cta") for n, _ in save_file_signals(gtkw)),
+          "no regshare probe in the save file")
+    problems = gtkwave_problems(gtkw, *gtkwave_shows(ctx, gtkw, t, probe), names[str(reason)])
+    check(not problems, f"{gtkw} does not open ready:\n" + "\n".join(problems))
+
+    expect_rc(ctx.run(*args, "--vcd", ctx.tmp / "reg2.fst", "--vcd-window", "200:3000"), 0)
+    fst_gtkw = ctx.tmp / "reg2.gtkw"
+    problems = gtkwave_problems(fst_gtkw, *gtkwave_shows(ctx, fst_gtkw, t, probe), names[str(reason)])
+    check(not problems, f"{fst_gtkw} (FST) does not open ready:\n" + "\n".join(problems))
+
+    wrong = ctx.tmp / "wrong.gtkw"
+    wrong.write_text(gtkw.read_text().replace("gpu.sm0.active_warps[31:0]", "gpu.sm0.active_warpz[31:0]"))
+    problems = gtkwave_problems(wrong, *gtkwave_shows(ctx, wrong, t, probe), names[str(reason)])
+    check(any("active_warpz" in p for p in problems), f"a wrong signal name went unnoticed: {problems}")
 
 
 # --- Jatala register / scratchpad sharing (regshare, spmshare)

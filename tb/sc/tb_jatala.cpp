@@ -52,7 +52,7 @@ ScriptedKernel figure5_kernel() {
 
 nlohmann::json run_regshare(ScriptedKernel& k, bool deadlock_rule, bool dwe = false, std::string vcd = "") {
   SimulateOptions o;
-  o.vcd_path = vcd;
+  o.waveform.path = vcd;
   o.kernel_origin = "scripted";
   o.mechanism = {"regshare",
                  {std::string("jatala.dynamic_warp_execution=") + (dwe ? "true" : "false"),
