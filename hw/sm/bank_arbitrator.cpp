@@ -1,6 +1,5 @@
 #include "hw/sm/bank_arbitrator.hpp"
 
-#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -20,7 +19,8 @@ std::vector<uint64_t> BankArray::writes() const {
 }
 
 uint64_t BankArray::total_reads() const {
-  return std::accumulate(banks_.begin(), banks_.end(), uint64_t{0}, [](uint64_t n, const Bank& b) { return n + b.reads; });
+  return std::accumulate(banks_.begin(), banks_.end(), uint64_t{0},
+                         [](uint64_t n, const Bank& b) { return n + b.reads; });
 }
 
 uint64_t BankArray::total_writes() const {

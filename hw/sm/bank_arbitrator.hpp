@@ -98,6 +98,8 @@ class BankArbitrator {
   // RegisterFile and Scratchpad sized from the SM's spec; OperandCache and
   // RemoteRegisterFile have no banks until set_banks / attach_neighbour.
   BankArbitrator(uint32_t register_banks, uint32_t scratchpad_banks);
+  BankArbitrator(const BankArbitrator&) = delete;  // neighbours and claimants hold pointers
+  BankArbitrator& operator=(const BankArbitrator&) = delete;
 
   // Sizes a group (a mechanism's operand cache: Mechanism::operand_cache_banks).
   // Counters of banks that remain are kept.
