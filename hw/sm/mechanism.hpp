@@ -14,6 +14,7 @@
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/instruction.hpp"
 #include "hw/frontend/kernel.hpp"
+#include "hw/sm/bank_group.hpp"
 #include "hw/sm/occupancy.hpp"
 
 namespace smshare {
@@ -54,11 +55,13 @@ class CtaAdmission {
   virtual uint32_t smem_allocated() const = 0;
 };
 
-// Where a register operand access goes and what it costs.
+// Where a register operand access goes and what it costs. The bank
+// arbitrator grants (group, bank) one access per cycle (bank_arbitrator.hpp).
 struct OperandRoute {
   bool retry = false;         // not accessible this cycle (e.g. a lock held by the partner)
-  uint16_t bank = 0;          // register-file bank that serves it
+  uint16_t bank = 0;          // bank within `group` that serves it
   uint16_t extra_cycles = 0;  // added latency (mapping table, remote bank, ...)
+  BankGroup group = BankGroup::RegisterFile;  // register file, operand cache, scratchpad or a neighbour's RF
 };
 
 class RegisterRoute {
@@ -122,6 +125,8 @@ struct Mechanism {
   std::unique_ptr<WarpGate> gate;
   std::unique_ptr<MechanismHooks> hooks = std::make_unique<MechanismHooks>();
   std::shared_ptr<KernelSharedState> shared_state;  // the kernel's GPU-wide state, if any
+  // Banks of the operand cache its route sends accesses to (BankGroup::OperandCache; EXPARS: 4).
+  uint32_t operand_cache_banks = 0;
 };
 
 // The SM's default policies, which the baseline mechanism is made of and a

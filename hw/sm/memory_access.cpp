@@ -38,39 +38,49 @@ void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<uint
 namespace {
 
 // Fast path for the common case: one word per lane, a power-of-two number
-// of banks, and no two lanes on distinct words of one bank. Returns 1 when
-// that holds, 0 when the general count below is needed.
-uint32_t conflict_free_single_words(const WarpInstruction& inst, uint32_t banks) {
-  if (banks > 64 || (banks & (banks - 1)) != 0 || lane_bytes(inst) > kWordBytes) return 0;
+// of banks, and no two lanes on distinct words of one bank. Returns true,
+// with words[b] = 1 for every bank used, when that holds; false (words
+// partly written) when the general count below is needed.
+bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& words) {
+  // Read once: the stores into `words` could otherwise alias inst's fields.
+  const uint64_t bytes = lane_bytes(inst);
+  const uint32_t active = inst.active_mask;
+  if (banks > 64 || (banks & (banks - 1)) != 0 || bytes > kWordBytes) return false;
   uint64_t used = 0;
   std::array<uint64_t, 64> word_of_bank;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-    if (!(inst.active_mask >> lane & 1u)) continue;
-    if (inst.addr[lane] % kWordBytes + lane_bytes(inst) > kWordBytes) return 0;  // straddles two words
+    if (!(active >> lane & 1u)) continue;
+    if (inst.addr[lane] % kWordBytes + bytes > kWordBytes) return false;  // straddles two words
     const uint64_t w = inst.addr[lane] / kWordBytes;
     const uint32_t b = static_cast<uint32_t>(w & (banks - 1));
     if (!(used >> b & 1u)) {
       used |= uint64_t{1} << b;
       word_of_bank[b] = w;
+      words[b] = 1;
     } else if (word_of_bank[b] != w) {
-      return 0;
+      return false;
     }
   }
-  return 1;
+  return true;
 }
 
 }  // namespace
 
 uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks) {
+  SmemBankWords words;
+  return smem_bank_words(inst, banks, words);
+}
+
+uint32_t smem_bank_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& distinct) {
+  distinct.fill(0);
   if (inst.active_mask == 0 || banks == 0) return 0;
-  if (conflict_free_single_words(inst, banks)) return 1;
+  if (conflict_free_single_words(inst, banks, distinct)) return 1;
+  distinct.fill(0);
   // Each word is compared only with the distinct words already seen in its
   // own bank (a chain per bank), so a conflict-free access is one pass over
   // the lanes; this runs for every scratchpad instruction.
-  constexpr uint32_t kMaxBanks = 64;  // sm.scratchpad_banks range
-  const uint32_t nbanks = std::min(banks, kMaxBanks);
-  std::array<int32_t, kMaxBanks> head;
-  std::array<uint32_t, kMaxBanks> distinct{};
+  const uint32_t nbanks = std::min(banks, kMaxScratchpadBanks);
+  std::array<int32_t, kMaxScratchpadBanks> head;
   head.fill(-1);
   // Up to 8 words per lane on the stack (any access of at most 29 bytes); rare
   // wider accesses fall back to the heap.
@@ -103,7 +113,7 @@ uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks) {
       words[n] = w;
       next[n] = head[b];
       head[b] = n++;
-      degree = std::max(degree, ++distinct[b]);
+      degree = std::max<uint32_t>(degree, ++distinct[b]);
     }
   }
   return degree;

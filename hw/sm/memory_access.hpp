@@ -2,6 +2,7 @@
 // into line transactions, and scratchpad bank conflicts.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -21,5 +22,13 @@ void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<uint
 // Word w lives in bank w % banks; a lane wider than 4 bytes touches every
 // word its access overlaps.
 uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks);
+
+constexpr uint32_t kMaxScratchpadBanks = 64;  // sm.scratchpad_banks range
+using SmemBankWords = std::array<uint16_t, kMaxScratchpadBanks>;
+
+// The same count per bank: words[b] is the number of distinct words bank b
+// must deliver for `inst` (so it is busy words[b] cycles), 0 for unused
+// banks and for b >= banks. Returns their maximum, the conflict degree.
+uint32_t smem_bank_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& words);
 
 }  // namespace smshare

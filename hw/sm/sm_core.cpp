@@ -56,17 +56,6 @@ struct SmCore::Cta {
   bool release_pending = false;  // every warp arrived: opens at the start of the next cycle
 };
 
-struct SmCore::Collector {
-  Unit unit = Unit::Sp;
-  bool busy = false;
-  uint32_t warp = 0;
-  WarpInstruction inst;
-  std::array<uint16_t, kMaxSrcRegs> operands{};
-  uint8_t num_operands = 0;
-  uint8_t pending = 0;  // bit k: operand k not yet read
-  uint64_t ready_cycle = 0;
-};
-
 void SmStats::add(const SmStats& o) {
   active_cycles += o.active_cycles;
   issue_cycles += o.issue_cycles;
@@ -103,12 +92,6 @@ void SmStats::add(const SmStats& o) {
   last_cycle = std::max(last_cycle, o.last_cycle);
 }
 
-SmCore::Unit SmCore::unit_of(OpClass op) {
-  if (op == OpClass::Sfu) return Unit::Sfu;
-  if (is_memory(op)) return Unit::Mem;
-  return Unit::Sp;
-}
-
 SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     : sm_id_(sm_id),
       gpu_(gpu),
@@ -116,20 +99,15 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       memory_(memory),
       warps_(spec_.max_warps),
       ctas_(spec_.max_ctas),
-      line_bytes_(gpu.l1.size_bytes ? gpu.l1.line_bytes : gpu.l2.line_bytes) {
+      line_bytes_(gpu.l1.size_bytes ? gpu.l1.line_bytes : gpu.l2.line_bytes),
+      arbitrator_(spec_.register_banks, spec_.scratchpad_banks),
+      collectors_(spec_),
+      scratchpad_(spec_, arbitrator_),
+      l1d_(gpu.l1) {
   for (auto& w : warps_) w.ibuffer.resize(spec_.ibuffer_entries);
-  auto add_collectors = [this](Unit u, uint32_t n) {
-    for (uint32_t i = 0; i < n; ++i) {
-      collectors_.emplace_back();
-      collectors_.back().unit = u;
-    }
-  };
-  add_collectors(Unit::Sp, spec_.oc_units_sp);
-  add_collectors(Unit::Sfu, spec_.oc_units_sfu);
-  add_collectors(Unit::Mem, spec_.oc_units_mem);
-  unit_next_free_[static_cast<int>(Unit::Sp)].assign(spec_.sp_units, 0);
-  unit_next_free_[static_cast<int>(Unit::Sfu)].assign(spec_.sfu_units, 0);
-  unit_next_free_[static_cast<int>(Unit::Mem)].assign(spec_.ldst_units, 0);
+  unit_next_free_[static_cast<int>(ExecUnit::Sp)].assign(spec_.sp_units, 0);
+  unit_next_free_[static_cast<int>(ExecUnit::Sfu)].assign(spec_.sfu_units, 0);
+  unit_next_free_[static_cast<int>(ExecUnit::Mem)].assign(spec_.ldst_units, 0);
   for (uint32_t s = 0; s < spec_.num_schedulers; ++s) {
     schedulers_.push_back(make_scheduler_policy(spec_.scheduler, spec_.two_level_active_warps));
     sched_views_.emplace_back();
@@ -142,10 +120,6 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       sched_views_.back().push_back(v);
     }
   }
-  if (gpu.l1.size_bytes) l1_ = std::make_unique<CacheTags>(gpu.l1.size_bytes, gpu.l1.line_bytes, gpu.l1.ways);
-  bank_used_.assign(spec_.register_banks, 0);
-  stats_.rf_bank_reads.assign(spec_.register_banks, 0);
-  stats_.rf_bank_writes.assign(spec_.register_banks, 0);
 }
 
 SmCore::~SmCore() = default;
@@ -155,10 +129,10 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
     throw std::logic_error("SmCore::begin_kernel: the previous kernel has not drained");
   kernel_ = &kernel;
   mechanism_ = std::move(mechanism);
+  arbitrator_.set_banks(BankGroup::OperandCache, mechanism_.operand_cache_banks);
   // Each kernel starts with a cold L1 (GPGPU-Sim flushes it at kernel
   // launch); the L2 keeps its contents across kernels.
-  if (l1_) l1_ = std::make_unique<CacheTags>(gpu_.l1.size_bytes, gpu_.l1.line_bytes, gpu_.l1.ways);
-  l1_fill_ready_.clear();
+  l1d_.flush();
   // The SM slept since its last kernel drained: that time is nobody's
   // cycle (not active, not empty).
   ticked_once_ = false;
@@ -243,7 +217,9 @@ uint64_t SmCore::tick(uint64_t cycle) {
   now_ = cycle;
   progress_ = false;
   wake_hint_ = kNever;
-  std::fill(bank_used_.begin(), bank_used_.end(), 0);
+  arbitrator_.begin_cycle(cycle);
+  scratchpad_.begin_cycle();
+  l1d_.begin_cycle();
   route_retries_this_cycle_ = 0;
   probes_.issued_warp = -1;
   probes_.issued_count = 0;
@@ -308,12 +284,7 @@ void SmCore::writeback() {
         stats_.route_retries++;
         break;
       }
-      if (bank_used_[r.bank]) {
-        stats_.rf_bank_conflicts++;
-        break;
-      }
-      bank_used_[r.bank] = 1;
-      stats_.rf_bank_writes[r.bank]++;
+      if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
       warp.pending_writes.reset(c.dst[written]);
     }
     if (written > 0) {
@@ -347,40 +318,25 @@ void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst, uin
 }
 
 // --- LDST: scratchpad accesses and global line transactions.
-void SmCore::start_ldst(Collector& c) {
-  ldst_.busy = true;
-  ldst_.warp = c.warp;
-  ldst_.inst = c.inst;
-  ldst_.next_line = 0;
-  ldst_.data_ready = now_;
-  ldst_.lines.clear();
-  const WarpInstruction& inst = ldst_.inst;
+void SmCore::start_ldst(const OperandCollectors::CollectorUnit& c) {
+  const WarpInstruction& inst = c.inst;
   if (is_shared_memory(inst.op)) {
-    uint32_t degree = smem_conflict_degree(inst, spec_.scratchpad_banks);
-    stats_.smem_accesses += inst.active_lanes();
-    if (degree > 1) stats_.smem_conflict_cycles += degree - 1;
-    // The banks serve one conflict-free wave per cycle; the unit is busy for
-    // `degree` cycles and the data is back smem_latency after the last wave.
-    unit_next_free_[static_cast<int>(Unit::Mem)][0] = now_ + std::max(degree, 1u);
-    schedule_completion(c.warp, inst, now_ + spec_.smem_latency + (degree ? degree - 1 : 0), false);
-    ldst_.busy = false;
+    const Scratchpad::Timing t = scratchpad_.access(inst, now_);
+    unit_next_free_[static_cast<int>(ExecUnit::Mem)][0] = t.unit_free;
+    schedule_completion(c.warp.slot, inst, t.data_ready, false);
     return;
   }
+  ldst_.busy = true;
+  ldst_.warp = c.warp.slot;
+  ldst_.inst = inst;
+  ldst_.next_line = 0;
+  ldst_.data_ready = now_;
   coalesce(inst, line_bytes_, ldst_.lines);
   if (is_load(inst.op)) {
-    warps_[c.warp].pending_loads++;
+    warps_[c.warp.slot].pending_loads++;
     ++probes_.pending_loads;
-    update_view(c.warp);
+    update_view(c.warp.slot);
   }
-}
-
-void SmCore::note_l1_fill(uint64_t line, uint64_t ready) {
-  // Entries whose data has arrived are dropped now and then: the table only
-  // needs the fills in flight (at most a few hundred).
-  if (l1_fill_ready_.size() >= 4096)
-    for (auto it = l1_fill_ready_.begin(); it != l1_fill_ready_.end();)
-      it = it->second <= now_ ? l1_fill_ready_.erase(it) : std::next(it);
-  l1_fill_ready_[line] = ready;
 }
 
 void SmCore::ldst_step() {
@@ -393,38 +349,18 @@ void SmCore::ldst_step() {
     stats_.global_transactions++;
     if (load) {
       stats_.global_load_lines++;
-      if (l1_) {
-        CacheTags::Result r = l1_->access(line, /*allocate=*/true);
-        if (r.hit) {
-          stats_.l1_hits++;
-          uint64_t ready = now_ + gpu_.l1.hit_latency;
-          // A line whose miss is still in flight (the MSHR merges the
-          // request): its data arrives with the fill, not at hit latency.
-          auto pending = l1_fill_ready_.find(line);
-          if (pending != l1_fill_ready_.end()) {
-            if (pending->second > ready) {
-              ready = pending->second;
-              stats_.l1_pending_hits++;
-            } else {
-              l1_fill_ready_.erase(pending);
-            }
-          }
-          ldst_.data_ready = std::max(ldst_.data_ready, ready);
-          continue;
-        }
-        stats_.l1_misses++;
-        stats_.l1_fills++;
+      const L1DataCache::Lookup l1 = l1d_.load(line, now_);
+      if (l1.hit) {
+        ldst_.data_ready = std::max(ldst_.data_ready, l1.ready);
+        continue;
       }
       const uint64_t ready = memory_.access(line, line_bytes_, false, now_);
-      if (l1_) note_l1_fill(line, ready);
+      l1d_.fill_in_flight(line, ready, now_);
       ldst_.data_ready = std::max(ldst_.data_ready, ready);
     } else {
       // Fermi's L1 is write-evict for global stores: stores go to L2.
       stats_.global_store_lines++;
-      if (l1_) {
-        l1_->invalidate(line);
-        l1_fill_ready_.erase(line);
-      }
+      l1d_.store(line);
       memory_.access(line, line_bytes_, true, now_);
     }
   }
@@ -437,70 +373,39 @@ void SmCore::ldst_step() {
   }
 }
 
-// --- dispatch: collectors with all operands read go to a free pipeline.
+// --- dispatch: collector units with all operands read go to a free pipeline
+// of their type (the collectors offer them in their documented order).
 void SmCore::dispatch() {
-  if (busy_collectors_ == 0) return;
-  for (auto& c : collectors_) {
-    if (!c.busy || c.pending) continue;
-    if (c.ready_cycle > now_) {
-      note_wake(c.ready_cycle);
-      continue;
-    }
+  const uint64_t next_ready = collectors_.dispatch(now_, [this](const OperandCollectors::CollectorUnit& c) {
     auto& pipes = unit_next_free_[static_cast<int>(c.unit)];
     auto pipe = std::min_element(pipes.begin(), pipes.end());
     if (*pipe > now_) {
       note_wake(*pipe);
-      continue;
+      return false;
     }
-    if (c.unit == Unit::Mem) {
-      if (ldst_.busy) continue;  // ldst_step() runs every cycle while busy
+    if (c.unit == ExecUnit::Mem) {
+      if (ldst_.busy) return false;  // ldst_step() runs every cycle while busy
       *pipe = now_ + 1;
       start_ldst(c);
     } else {
-      const UnitTiming& t = c.inst.op == OpClass::Sfu ? spec_.sfu
+      const UnitTiming& t = c.inst.op == OpClass::Sfu     ? spec_.sfu
                             : c.inst.op == OpClass::FpAlu ? spec_.fp_alu
                                                           : spec_.int_alu;
       *pipe = now_ + t.initiation_interval;
-      schedule_completion(c.warp, c.inst, now_ + t.latency, false);
+      schedule_completion(c.warp.slot, c.inst, now_ + t.latency, false);
     }
-    c.busy = false;
-    --busy_collectors_;
     progress_ = true;
-  }
+    return true;
+  });
+  note_wake(next_ready);
 }
 
-// --- operand read: the bank arbitrator grants one access per bank per cycle.
+// --- operand read: the collector units read through the route and the bank arbitrator.
 void SmCore::read_operands() {
-  if (busy_collectors_ == 0) return;
-  const uint32_t n = static_cast<uint32_t>(collectors_.size());
-  bool granted = false;
-  for (uint32_t k = 0; k < n; ++k) {
-    Collector& c = collectors_[(collector_rr_ + k) % n];
-    if (!c.busy || !c.pending) continue;
-    const Warp& warp = warps_[c.warp];
-    for (uint8_t i = 0; i < c.num_operands; ++i) {
-      if (!(c.pending & (1u << i))) continue;
-      OperandRoute r = mechanism_.route->route(warp.ctx, c.operands[i], false, now_);
-      if (r.retry) {
-        ++route_retries_this_cycle_;
-        continue;
-      }
-      if (bank_used_[r.bank]) {
-        stats_.rf_bank_conflicts++;
-        continue;
-      }
-      bank_used_[r.bank] = 1;
-      stats_.rf_bank_reads[r.bank]++;
-      c.pending &= static_cast<uint8_t>(~(1u << i));
-      c.ready_cycle = std::max(c.ready_cycle, now_ + 1 + r.extra_cycles);
-      granted = progress_ = true;
-    }
-  }
-  stats_.route_retries += route_retries_this_cycle_;
-  // The arbitration order moves on only when it granted something: a cycle
-  // without progress must leave no trace, so that sleeping through such
-  // cycles (the default) and ticking them (--vcd) give the same run.
-  if (granted) collector_rr_ = (collector_rr_ + 1) % n;
+  const OperandCollectors::ReadResult r = collectors_.read(now_, *mechanism_.route, arbitrator_);
+  route_retries_this_cycle_ = r.route_retries;
+  stats_.route_retries += r.route_retries;
+  if (r.granted) progress_ = true;
 }
 
 // --- issue: each scheduler issues the first ready warp in its policy's order.
@@ -575,32 +480,10 @@ void SmCore::issue() {
       }
       // Barrier and exit need no operands and no pipeline: they act at issue.
       if (inst.op != OpClass::Barrier && inst.op != OpClass::Exit) {
-        const Unit unit = unit_of(inst.op);
-        Collector* free_oc = nullptr;
-        for (auto& c : collectors_)
-          if (!c.busy && c.unit == unit) {
-            free_oc = &c;
-            break;
-          }
-        if (!free_oc) {
+        if (!collectors_.allocate(w.ctx, inst, now_)) {
           best = std::max(best, StallReason::Pipeline);
           continue;
         }
-        Collector& c = *free_oc;
-        c.busy = true;
-        ++busy_collectors_;
-        c.warp = slot;
-        c.inst = inst;
-        c.num_operands = 0;
-        for (uint8_t i = 0; i < inst.num_src; ++i) {
-          const uint16_t r = inst.src[i];
-          if (r == kNoReg) continue;
-          bool dup = false;
-          for (uint8_t j = 0; j < c.num_operands; ++j) dup |= c.operands[j] == r;
-          if (!dup) c.operands[c.num_operands++] = r;
-        }
-        c.pending = static_cast<uint8_t>((1u << c.num_operands) - 1);
-        c.ready_cycle = now_ + 1;
         for (uint8_t i = 0; i < inst.num_dst; ++i)
           if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
         w.in_flight++;
@@ -739,25 +622,39 @@ void SmCore::retire_cta(uint32_t cta_slot) {
   }
 }
 
+SmStats SmCore::stats() const {
+  SmStats s = stats_;
+  const BankArray& rf = arbitrator_.register_file();
+  s.rf_bank_reads = rf.reads();
+  s.rf_bank_writes = rf.writes();
+  s.rf_bank_conflicts = arbitrator_.total_conflicts();
+  s.smem_accesses = scratchpad_.accesses();
+  s.smem_conflict_cycles = scratchpad_.conflict_cycles();
+  s.l1_hits = l1d_.hits();
+  s.l1_misses = l1d_.misses();
+  s.l1_fills = l1d_.fills();
+  s.l1_pending_hits = l1d_.pending_hits();
+  return s;
+}
+
 void SmCore::collect(ActivityCounters& out) const {
+  const BankArray& banks = arbitrator_.register_file();
   auto& rf = out["register_file_bank"];
-  for (uint32_t b = 0; b < spec_.register_banks; ++b) {
-    rf.reads += stats_.rf_bank_reads[b];
-    rf.writes += stats_.rf_bank_writes[b];
-  }
-  rf.instances = spec_.register_banks;  // per SM; the GPU multiplies by SMs
+  rf.reads += banks.total_reads();
+  rf.writes += banks.total_writes();
+  rf.instances = banks.banks();  // per SM; the GPU multiplies by SMs
   auto& smem = out["scratchpad_bank"];
   const uint64_t smem_loads = stats_.op_counts[static_cast<int>(OpClass::SharedLoad)];
   const uint64_t smem_ops = smem_loads + stats_.op_counts[static_cast<int>(OpClass::SharedStore)];
-  // Lane accesses split between reads and writes in proportion to the ops.
-  const uint64_t reads = smem_ops ? stats_.smem_accesses * smem_loads / smem_ops : 0;
-  smem.reads += reads;
-  smem.writes += stats_.smem_accesses - reads;
-  smem.instances = spec_.scratchpad_banks;
-  auto& l1 = out["l1d"];
-  l1.reads += stats_.l1_hits + stats_.l1_misses;
-  l1.writes += stats_.l1_fills;
-  l1.instances = 1;
+  // Lane accesses split between reads and writes in proportion to the
+  // issued LDS/STS; register accesses a mechanism routes to scratchpad
+  // banks add their own reads and writes.
+  const uint64_t reads = smem_ops ? scratchpad_.accesses() * smem_loads / smem_ops : 0;
+  const BankArray& routed = arbitrator_.group(BankGroup::Scratchpad);
+  smem.reads += reads + routed.total_reads();
+  smem.writes += scratchpad_.accesses() - reads + routed.total_writes();
+  smem.instances = scratchpad_.banks();
+  l1d_.collect(out);
   mechanism_.hooks->collect(out);
 }
 

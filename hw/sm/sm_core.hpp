@@ -1,7 +1,10 @@
 // The cycle-level SM pipeline, in plain C++: fetch/decode into per-warp
-// instruction buffers, scoreboard, warp schedulers, operand collectors
-// reading register banks through a bank arbitrator, SP/SFU/LDST units,
-// scratchpad, L1, writeback, CTA barriers and CTA completion.
+// instruction buffers, scoreboard, warp schedulers, SP/SFU/LDST units,
+// writeback, CTA barriers and CTA completion; and the named structures it
+// drives, each a component of its own with its state, cycle rules and
+// counters: the operand collectors (operand_collectors.hpp), the bank
+// arbitrator and the register file's banks (bank_arbitrator.hpp), the
+// scratchpad (scratchpad.hpp) and the L1 data cache (l1_data_cache.hpp).
 //
 // One call of tick() is one core cycle; stages run back to front
 // (writeback -> LDST -> dispatch -> operand read -> issue -> fetch) so a stage
@@ -15,16 +18,18 @@
 #include <cstdint>
 #include <memory>
 #include <queue>
-#include <unordered_map>
 #include <vector>
 
 #include "hw/common/activity.hpp"
-#include "hw/common/cache_tags.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/frontend/kernel.hpp"
+#include "hw/sm/bank_arbitrator.hpp"
+#include "hw/sm/l1_data_cache.hpp"
 #include "hw/sm/mechanism.hpp"
+#include "hw/sm/operand_collectors.hpp"
 #include "hw/sm/scheduler_policy.hpp"
+#include "hw/sm/scratchpad.hpp"
 
 namespace smshare {
 
@@ -69,12 +74,13 @@ struct SmStats {
   uint64_t resident_warp_cycles = 0;
   uint64_t rf_allocated_cycles = 0;
   uint64_t smem_allocated_cycles = 0;
-  // Structure activity.
-  std::vector<uint64_t> rf_bank_reads, rf_bank_writes;
-  uint64_t rf_bank_conflicts = 0;     // operand reads deferred because the bank was busy
-  uint64_t route_retries = 0;         // operand accesses the register route deferred
-  uint64_t smem_accesses = 0, smem_conflict_cycles = 0;
-  uint64_t l1_hits = 0, l1_misses = 0, l1_fills = 0;
+  // Structure activity, copied from the components' counters by
+  // SmCore::stats() (the components count; nothing is counted twice).
+  std::vector<uint64_t> rf_bank_reads, rf_bank_writes;  // the register file's banks
+  uint64_t rf_bank_conflicts = 0;     // operand accesses deferred because the bank was busy (bank arbitrator)
+  uint64_t route_retries = 0;         // operand accesses the register route deferred (the pipeline's own count)
+  uint64_t smem_accesses = 0, smem_conflict_cycles = 0;  // scratchpad
+  uint64_t l1_hits = 0, l1_misses = 0, l1_fills = 0;    // L1 data cache
   uint64_t l1_pending_hits = 0;  // hits on a line whose fill was still in flight: data waits for the fill
   uint64_t global_transactions = 0, global_load_lines = 0, global_store_lines = 0;
   uint64_t barriers = 0;
@@ -121,7 +127,8 @@ class SmCore {
 
   bool has_work() const { return resident_ctas_ > 0; }
   bool deadlocked() const { return deadlocked_; }
-  const SmStats& stats() const { return stats_; }
+  // The pipeline's statistics with the components' activity filled in.
+  SmStats stats() const;
   const SmProbes& probes() const { return probes_; }
   const Mechanism& mechanism() const { return mechanism_; }
   void collect(ActivityCounters& out) const;
@@ -131,11 +138,23 @@ class SmCore {
   // Sizes the mechanism probe vector (before the waveform takes its elements' addresses).
   void enable_mechanism_probes(size_t n) { probes_.mechanism.assign(n, 0); }
 
+  // The SM's named structures, for the modules that name and trace them
+  // (and for a mechanism that attaches a neighbour's register banks:
+  // bank_arbitrator().attach_neighbour). The register file is the
+  // arbitrator's RegisterFile bank array.
+  BankArbitrator& bank_arbitrator() { return arbitrator_; }
+  const BankArbitrator& bank_arbitrator() const { return arbitrator_; }
+  const BankArray& register_file() const { return arbitrator_.register_file(); }
+  OperandCollectors& operand_collectors() { return collectors_; }
+  const OperandCollectors& operand_collectors() const { return collectors_; }
+  Scratchpad& scratchpad() { return scratchpad_; }
+  const Scratchpad& scratchpad() const { return scratchpad_; }
+  L1DataCache& l1d() { return l1d_; }
+  const L1DataCache& l1d() const { return l1d_; }
+
  private:
-  enum class Unit : uint8_t { Sp, Sfu, Mem };
   struct Warp;
   struct Cta;
-  struct Collector;
   struct Completion {
     uint64_t cycle;
     uint64_t seq;  // tie-break: deterministic order of same-cycle completions
@@ -146,7 +165,6 @@ class SmCore {
     bool operator>(const Completion& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
   };
 
-  static Unit unit_of(OpClass op);
   void account_gap(uint64_t cycles);
   // Active cycles and the residency integrals for `cycles` cycles at the
   // current residency (one ticked cycle, or a run of skipped ones).
@@ -157,8 +175,7 @@ class SmCore {
   void read_operands();
   void issue();
   void fetch();
-  void start_ldst(Collector& c);
-  void note_l1_fill(uint64_t line, uint64_t ready_cycle);
+  void start_ldst(const OperandCollectors::CollectorUnit& c);
   void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency);
   void arrive_at_barrier(uint32_t warp);
   void check_barrier(uint32_t cta_slot);
@@ -187,7 +204,6 @@ class SmCore {
 
   std::vector<Warp> warps_;
   std::vector<Cta> ctas_;
-  std::vector<Collector> collectors_;
   std::vector<std::unique_ptr<SchedulerPolicy>> schedulers_;
   std::vector<std::vector<WarpView>> sched_views_;
   std::vector<uint32_t> gate_refused_;  // per scheduler: warps whose refusal the policy has not seen
@@ -195,7 +211,7 @@ class SmCore {
   // (reason None = ready to issue as far as the warp itself is concerned).
   std::vector<std::array<uint32_t, kNumStallReasons>> wait_count_;
   std::vector<uint32_t> sched_order_;
-  std::array<std::vector<uint64_t>, 3> unit_next_free_;  // per Unit, per pipeline
+  std::array<std::vector<uint64_t>, kNumExecUnits> unit_next_free_;  // per ExecUnit, per pipeline
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
   uint64_t completion_seq_ = 0;
 
@@ -207,14 +223,14 @@ class SmCore {
     size_t next_line = 0;
     uint64_t data_ready = 0;
   } ldst_;
-  std::unique_ptr<CacheTags> l1_;
-  std::unordered_map<uint64_t, uint64_t> l1_fill_ready_;  // line -> cycle its in-flight fill returns
   uint32_t line_bytes_;
 
-  std::vector<uint8_t> bank_used_;  // this cycle
-  uint32_t collector_rr_ = 0;
+  BankArbitrator arbitrator_;
+  OperandCollectors collectors_;
+  Scratchpad scratchpad_;  // claims its banks in arbitrator_
+  L1DataCache l1d_;
+
   uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
-  uint32_t busy_collectors_ = 0;
   uint32_t fetch_rr_ = 0;
   uint64_t next_age_ = 0;
   uint32_t resident_ctas_ = 0;

@@ -132,5 +132,24 @@ TEST(SmemBankConflicts, WideAccessesAndFewerBanks) {
   EXPECT_EQ(degree(strided(0, 4, 4, OpClass::SharedLoad), 16), 2u);
 }
 
+TEST(SmemBankConflicts, WordsPerBankSayHowLongEachBankIsBusy) {
+  SmemBankWords words;
+  words.fill(7);  // stale contents must be replaced
+  // Stride 64 B: words 0, 16, 32, ...: banks 0 and 16, 16 words each.
+  EXPECT_EQ(smem_bank_words(strided(0, 64, 4, OpClass::SharedLoad), 32, words), 16u);
+  for (uint32_t b = 0; b < kMaxScratchpadBanks; ++b) EXPECT_EQ(words[b], b == 0 || b == 16 ? 16u : 0u) << b;
+  // Unit stride (the fast path): one word in every bank.
+  EXPECT_EQ(smem_bank_words(strided(0, 4, 4, OpClass::SharedLoad), 32, words), 1u);
+  for (uint32_t b = 0; b < kMaxScratchpadBanks; ++b) EXPECT_EQ(words[b], b < 32 ? 1u : 0u) << b;
+  // Lanes 0-2 in bank 0 (words 0, 32, 64), lane 3 broadcasts word 0, the
+  // rest inactive: bank 0 delivers 3 words, no other bank is used.
+  WarpInstruction few = strided(0, 128, 4, OpClass::SharedLoad);
+  few.addr[3] = 0;
+  few.active_mask = 0xFu;
+  EXPECT_EQ(smem_bank_words(few, 32, words), 3u);
+  EXPECT_EQ(words[0], 3u);
+  for (uint32_t b = 1; b < kMaxScratchpadBanks; ++b) EXPECT_EQ(words[b], 0u) << b;
+}
+
 }  // namespace
 }  // namespace smshare

@@ -1,0 +1,123 @@
+#include "hw/sm/bank_arbitrator.hpp"
+
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace smshare {
+
+std::vector<uint64_t> BankArray::reads() const {
+  std::vector<uint64_t> v;
+  for (const Bank& b : banks_) v.push_back(b.reads);
+  return v;
+}
+
+std::vector<uint64_t> BankArray::writes() const {
+  std::vector<uint64_t> v;
+  for (const Bank& b : banks_) v.push_back(b.writes);
+  return v;
+}
+
+uint64_t BankArray::total_reads() const {
+  return std::accumulate(banks_.begin(), banks_.end(), uint64_t{0},
+                         [](uint64_t n, const Bank& b) { return n + b.reads; });
+}
+
+uint64_t BankArray::total_writes() const {
+  return std::accumulate(banks_.begin(), banks_.end(), uint64_t{0},
+                         [](uint64_t n, const Bank& b) { return n + b.writes; });
+}
+
+uint64_t BankArray::total_conflicts() const {
+  return std::accumulate(banks_.begin(), banks_.end(), uint64_t{0},
+                         [](uint64_t n, const Bank& b) { return n + b.conflicts; });
+}
+
+void BankArray::resize(uint32_t banks) {
+  banks_.resize(banks);
+  size_ = banks;
+}
+
+BankArbitrator::BankArbitrator(uint32_t register_banks, uint32_t scratchpad_banks) {
+  set_banks(BankGroup::RegisterFile, register_banks);
+  set_banks(BankGroup::Scratchpad, scratchpad_banks);
+}
+
+void BankArbitrator::set_banks(BankGroup group, uint32_t banks) {
+  if (banks > 0xFFFFu)
+    throw std::logic_error(std::string("bank arbitrator: ") + to_string(group) + " cannot have " +
+                           std::to_string(banks) + " banks (at most 65535: OperandRoute::bank is 16 bits)");
+  groups_[static_cast<unsigned>(group)].resize(banks);
+}
+
+void BankArbitrator::attach_neighbour(BankArbitrator& neighbour) {
+  if (&neighbour == this) throw std::logic_error("bank arbitrator: an SM cannot be its own neighbour");
+  neighbour_ = &neighbour;
+  set_banks(BankGroup::RemoteRegisterFile, neighbour.register_file().banks());
+}
+
+bool BankArbitrator::request_remote(uint16_t bank, bool is_write, uint64_t cycle) {
+  BankArray& mine = groups_[static_cast<unsigned>(BankGroup::RemoteRegisterFile)];
+  if (neighbour_ == nullptr || bank >= mine.size_) bad_bank(BankGroup::RemoteRegisterFile, bank);
+  // The neighbour may not have ticked this cycle yet: its probes must
+  // describe this cycle before the access is added to them.
+  neighbour_->begin_cycle(cycle);
+  BankArray& theirs = neighbour_->groups_[static_cast<unsigned>(BankGroup::RegisterFile)];
+  if (theirs.taken(bank, cycle)) {
+    refuse(mine, bank);
+    return false;
+  }
+  theirs.banks_[bank].granted = theirs.last_grant_ = cycle;
+  serve(theirs, bank, is_write);
+  serve(mine, bank, is_write);
+  ++probes_.grants_this_cycle;
+  return true;
+}
+
+void BankArbitrator::bad_bank(BankGroup group, uint16_t bank) const {
+  const BankArray& a = groups_[static_cast<unsigned>(group)];
+  std::string why = std::string("bank arbitrator: a register access was routed to bank ") + std::to_string(bank) +
+                    " of " + to_string(group) + ", which has " + std::to_string(a.banks()) + " banks";
+  if (group == BankGroup::OperandCache) why += " (a mechanism declares them in Mechanism::operand_cache_banks)";
+  if (group == BankGroup::RemoteRegisterFile && neighbour_ == nullptr)
+    why += " (no neighbour SM attached: BankArbitrator::attach_neighbour)";
+  throw std::logic_error(why);
+}
+
+bool BankArbitrator::taken(BankGroup group, uint16_t bank, uint64_t cycle) const {
+  if (group == BankGroup::RemoteRegisterFile) {
+    if (neighbour_ == nullptr) bad_bank(group, bank);
+    return neighbour_->taken(BankGroup::RegisterFile, bank, cycle);
+  }
+  const BankArray& a = groups_[static_cast<unsigned>(group)];
+  if (bank >= a.size_) bad_bank(group, bank);
+  return a.taken(bank, cycle);
+}
+
+bool BankArbitrator::granted(BankGroup group, uint16_t bank, uint64_t cycle) const {
+  const BankArray& a = groups_[static_cast<unsigned>(group)];
+  if (group == BankGroup::RemoteRegisterFile || bank >= a.size_) bad_bank(group, bank);
+  return a.banks_[bank].granted == cycle;
+}
+
+void BankArbitrator::claim(BankGroup group, uint64_t first, const uint16_t* cycles) {
+  if (group == BankGroup::RemoteRegisterFile)
+    throw std::logic_error("bank arbitrator: a neighbour's register banks cannot be claimed");
+  BankArray& a = groups_[static_cast<unsigned>(group)];
+  a.claim_first_ = first;
+  a.claim_cycles_ = cycles;
+}
+
+uint64_t BankArbitrator::total_conflicts() const {
+  uint64_t n = 0;
+  for (const BankArray& a : groups_) n += a.total_conflicts();
+  return n;
+}
+
+void BankArbitrator::start_cycle(uint64_t cycle) {
+  cycle_ = cycle;
+  probes_ = {};
+  for (BankArray& a : groups_) a.probes_ = {};
+}
+
+}  // namespace smshare

@@ -1,0 +1,177 @@
+// The bank arbitrator: grants the SM's single-ported banks to register
+// accesses, one access per bank per cycle, in the bank groups of
+// bank_group.hpp (register file, a mechanism's operand cache, the
+// scratchpad, a neighbouring SM's register file).
+//
+// Grant rules (the timing every testbench derives its cycles from):
+//  * A bank serves one access per cycle, read or write. Requests are served
+//    first come, first served within the cycle; a refused request is not
+//    queued: its requester asks again in a later cycle, and each refusal
+//    counts one conflict. SmCore asks in this order every cycle:
+//      1. writeback: the results due, oldest first (due cycle, then issue
+//         order), each instruction's destination registers in order;
+//      2. dispatch: an LDS/STS entering the scratchpad claims the scratchpad
+//         banks it uses for the cycles it uses them (Scratchpad::access);
+//      3. operand read: the collector units in rotating order, each unit's
+//         unread operands in source order (OperandCollectors::read).
+//    So a write has priority over a read of the same bank in the same cycle.
+//  * A claim reserves banks of a group for the cycles an access of the
+//    structure itself uses them (the scratchpad's waves: bank b for the
+//    first w_b cycles from the access's start): a register access routed to
+//    such a bank is refused in those cycles. A group holds one claim at a
+//    time (the structure has one access in flight); a new claim replaces it.
+//  * A bank's state is keyed by cycle number and never cleared: bank b is
+//    taken in cycle c iff it was granted in c or claimed over c. SMs that
+//    tick one after another within a cycle therefore see each other's
+//    grants on shared banks (RemoteRegisterFile) whichever ticks first, and
+//    a sleeping SM's banks need no clearing.
+//  * RemoteRegisterFile requests go to the attached neighbour's
+//    RegisterFile banks: the neighbour's bank array counts the read or write
+//    (the energy is spent in its banks); this arbitrator counts the grant or
+//    the conflict in its own RemoteRegisterFile array (this SM's share).
+//
+// The register file of the SM is this arbitrator's RegisterFile bank array:
+// register_file() is what an architect points at for its per-bank reads and
+// writes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "hw/sm/bank_group.hpp"
+
+namespace smshare {
+
+// One group of banks: in which cycles each bank is taken, and what it served.
+class BankArray {
+ public:
+  // This cycle's activity, for waveforms: plain stores, read by nobody
+  // unless a probe is traced.
+  struct Probes {
+    uint32_t reads_this_cycle = 0;
+    uint32_t writes_this_cycle = 0;
+    uint32_t conflicts_this_cycle = 0;
+  };
+
+  uint32_t banks() const { return size_; }
+  // Per bank: accesses served, and requests refused because the bank was taken.
+  uint64_t reads(uint16_t bank) const { return banks_.at(bank).reads; }
+  uint64_t writes(uint16_t bank) const { return banks_.at(bank).writes; }
+  uint64_t conflicts(uint16_t bank) const { return banks_.at(bank).conflicts; }
+  std::vector<uint64_t> reads() const;  // all banks
+  std::vector<uint64_t> writes() const;
+  uint64_t total_reads() const;
+  uint64_t total_writes() const;
+  uint64_t total_conflicts() const;
+  const Probes& probes() const { return probes_; }
+
+ private:
+  friend class BankArbitrator;
+  static constexpr uint64_t kNone = ~0ull;
+  // Everything the hot path touches for one bank, in one place.
+  struct Bank {
+    uint64_t granted = kNone;  // cycle of its last grant
+    uint64_t reads = 0, writes = 0, conflicts = 0;
+  };
+  bool taken(uint16_t bank, uint64_t cycle) const {
+    // cycle - claim_first_ wraps to a huge number before the claim starts.
+    return banks_[bank].granted == cycle || (claim_cycles_ && cycle - claim_first_ < claim_cycles_[bank]);
+  }
+  void resize(uint32_t banks);
+
+  std::vector<Bank> banks_;
+  uint32_t size_ = 0;
+  const uint16_t* claim_cycles_ = nullptr;  // per bank: cycles claimed from claim_first_ (the claimant's array)
+  uint64_t claim_first_ = 0;
+  uint64_t last_grant_ = kNone;  // cycle of the group's last grant (any bank)
+  Probes probes_;
+};
+
+class BankArbitrator {
+ public:
+  struct Probes {
+    uint32_t grants_this_cycle = 0;     // requests granted this cycle (all groups)
+    uint32_t conflicts_this_cycle = 0;  // requests refused this cycle (all groups)
+  };
+
+  // RegisterFile and Scratchpad sized from the SM's spec; OperandCache and
+  // RemoteRegisterFile have no banks until set_banks / attach_neighbour.
+  BankArbitrator(uint32_t register_banks, uint32_t scratchpad_banks);
+  BankArbitrator(const BankArbitrator&) = delete;  // neighbours and claimants hold pointers
+  BankArbitrator& operator=(const BankArbitrator&) = delete;
+
+  // Sizes a group (a mechanism's operand cache: Mechanism::operand_cache_banks).
+  // Counters of banks that remain are kept.
+  void set_banks(BankGroup group, uint32_t banks);
+  // RemoteRegisterFile requests go to `neighbour`'s register banks (cross-SM
+  // sharing); the group gets as many banks as the neighbour's register file.
+  void attach_neighbour(BankArbitrator& neighbour);
+
+  // Starts cycle `cycle`: clears the probes (idempotent within a cycle).
+  void begin_cycle(uint64_t cycle) {
+    if (cycle != cycle_) start_cycle(cycle);
+  }
+
+  // One access to `bank` of `group` in `cycle`: true if granted (the bank is
+  // then taken for the cycle), false if the bank is taken (a conflict).
+  // A bank outside the group is a mechanism's error (std::logic_error).
+  bool request(BankGroup group, uint16_t bank, bool is_write, uint64_t cycle) {
+    if (group == BankGroup::RemoteRegisterFile) return request_remote(bank, is_write, cycle);
+    BankArray& a = groups_[static_cast<unsigned>(group)];
+    if (bank >= a.size_) bad_bank(group, bank);
+    if (a.taken(bank, cycle)) {
+      refuse(a, bank);
+      return false;
+    }
+    a.banks_[bank].granted = a.last_grant_ = cycle;
+    serve(a, bank, is_write);
+    ++probes_.grants_this_cycle;
+    return true;
+  }
+
+  // Is `bank` of `group` taken in `cycle` (granted or claimed)?
+  bool taken(BankGroup group, uint16_t bank, uint64_t cycle) const;
+  // Was any bank of `group`, or bank `bank`, granted to a request in `cycle`?
+  bool granted_any(BankGroup group, uint64_t cycle) const {
+    return groups_[static_cast<unsigned>(group)].last_grant_ == cycle;
+  }
+  bool granted(BankGroup group, uint16_t bank, uint64_t cycle) const;
+  // Claims bank b of `group` for cycles [first, first + cycles[b]) for every
+  // b < banks() (the scratchpad's own access: Scratchpad::access), replacing
+  // the group's previous claim. `cycles` is the claimant's array, read
+  // until the next claim (not copied: a claim per LDS/STS must be cheap).
+  void claim(BankGroup group, uint64_t first, const uint16_t* cycles);
+
+  const BankArray& group(BankGroup g) const { return groups_[static_cast<unsigned>(g)]; }
+  const BankArray& register_file() const { return group(BankGroup::RegisterFile); }
+  // Requests refused in every group: operand accesses deferred by a busy bank.
+  uint64_t total_conflicts() const;
+  const Probes& probes() const { return probes_; }
+
+ private:
+  bool request_remote(uint16_t bank, bool is_write, uint64_t cycle);
+  [[noreturn]] void bad_bank(BankGroup group, uint16_t bank) const;
+  void start_cycle(uint64_t cycle);
+  void refuse(BankArray& a, uint16_t bank) {
+    ++a.banks_[bank].conflicts;
+    ++a.probes_.conflicts_this_cycle;
+    ++probes_.conflicts_this_cycle;
+  }
+  static void serve(BankArray& a, uint16_t bank, bool is_write) {
+    if (is_write) {
+      ++a.banks_[bank].writes;
+      ++a.probes_.writes_this_cycle;
+    } else {
+      ++a.banks_[bank].reads;
+      ++a.probes_.reads_this_cycle;
+    }
+  }
+
+  std::array<BankArray, kNumBankGroups> groups_;
+  BankArbitrator* neighbour_ = nullptr;
+  uint64_t cycle_ = BankArray::kNone;
+  Probes probes_;
+};
+
+}  // namespace smshare

@@ -1,0 +1,67 @@
+#include "hw/sm/operand_collectors.hpp"
+
+#include <algorithm>
+
+namespace smshare {
+
+OperandCollectors::OperandCollectors(const SmSpec& spec) {
+  const std::array<uint32_t, kNumExecUnits> counts = {spec.oc_units_sp, spec.oc_units_sfu, spec.oc_units_mem};
+  for (unsigned u = 0; u < kNumExecUnits; ++u) {
+    pool_begin_[u] = static_cast<uint32_t>(units_.size());
+    for (uint32_t i = 0; i < counts[u]; ++i) {
+      units_.emplace_back();
+      units_.back().unit = static_cast<ExecUnit>(u);
+    }
+  }
+  pool_begin_[kNumExecUnits] = static_cast<uint32_t>(units_.size());
+}
+
+bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle) {
+  const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
+  auto first = units_.begin() + pool_begin_[u], last = units_.begin() + pool_begin_[u + 1];
+  auto free_unit = std::find_if(first, last, [](const CollectorUnit& c) { return !c.busy; });
+  if (free_unit == last) return false;
+  CollectorUnit& c = *free_unit;
+  c.busy = true;
+  ++probes_.busy_units;
+  c.warp = warp;
+  c.inst = inst;
+  c.num_operands = 0;
+  for (uint8_t i = 0; i < inst.num_src; ++i) {
+    const uint16_t r = inst.src[i];
+    if (r == kNoReg) continue;
+    bool dup = false;
+    for (uint8_t j = 0; j < c.num_operands; ++j) dup |= c.operands[j] == r;
+    if (!dup) c.operands[c.num_operands++] = r;
+  }
+  c.pending = static_cast<uint8_t>((1u << c.num_operands) - 1);
+  c.ready_cycle = cycle + 1;
+  return true;
+}
+
+OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRoute& route,
+                                                      BankArbitrator& arbitrator) {
+  ReadResult result;
+  if (probes_.busy_units == 0) return result;
+  const uint32_t n = static_cast<uint32_t>(units_.size());
+  for (uint32_t k = 0; k < n; ++k) {
+    CollectorUnit& c = units_[(rotation_ + k) % n];
+    if (!c.busy || !c.pending) continue;
+    for (uint8_t i = 0; i < c.num_operands; ++i) {
+      if (!(c.pending & (1u << i))) continue;
+      const OperandRoute r = route.route(c.warp, c.operands[i], /*is_write=*/false, cycle);
+      if (r.retry) {
+        ++result.route_retries;
+        continue;
+      }
+      if (!arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle)) continue;
+      c.pending &= static_cast<uint8_t>(~(1u << i));
+      c.ready_cycle = std::max(c.ready_cycle, cycle + 1 + r.extra_cycles);
+      result.granted = true;
+    }
+  }
+  if (result.granted) rotation_ = (rotation_ + 1) % n;
+  return result;
+}
+
+}  // namespace smshare

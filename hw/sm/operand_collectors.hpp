@@ -1,0 +1,113 @@
+// The operand collectors: the collector units that hold an issued
+// instruction while its source registers are read from the banks, one pool
+// per execution unit type (sm.oc_units_sp, _sfu, _mem), as in GPGPU-Sim's
+// opndcoll_rfu_t.
+//
+// Rules:
+//  * Allocation at issue: an instruction takes the lowest-numbered free
+//    unit of its type (none free: the warp cannot issue, a pipeline stall).
+//    Its source registers are deduplicated (an instruction reading r3 twice
+//    reads it once) and all are unread.
+//  * Reading, once per cycle: the units are visited in rotating order,
+//    starting at the unit after the one that started the last cycle in which
+//    anything was granted (a cycle without a grant leaves no trace, so an SM
+//    that sleeps through such cycles behaves as one that ticks them). In
+//    each unit the unread operands go, in source order, through the
+//    mechanism's RegisterRoute (retry: try again next cycle) and then to the
+//    bank arbitrator for the bank the route names. A granted read is done;
+//    its value is there at cycle + 1 + the route's extra cycles.
+//  * Dispatch: the units whose operands are all read and present are
+//    offered to the execution units in unit order (SP, SFU, MEM pools, each
+//    lowest-numbered first); a unit whose instruction leaves is free for an
+//    issue in the same cycle.
+// Unit numbering is the pool order SP, SFU, MEM: index 0 is the first SP unit.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "hw/common/gpu_config.hpp"
+#include "hw/common/instruction.hpp"
+#include "hw/sm/bank_arbitrator.hpp"
+#include "hw/sm/mechanism.hpp"
+
+namespace smshare {
+
+// The execution unit type an instruction is dispatched to.
+enum class ExecUnit : uint8_t { Sp = 0, Sfu = 1, Mem = 2 };
+constexpr unsigned kNumExecUnits = 3;
+inline ExecUnit exec_unit_of(OpClass op) {
+  if (op == OpClass::Sfu) return ExecUnit::Sfu;
+  if (is_memory(op)) return ExecUnit::Mem;
+  return ExecUnit::Sp;
+}
+
+class OperandCollectors {
+ public:
+  static constexpr uint64_t kNever = ~0ull;
+
+  struct CollectorUnit {
+    ExecUnit unit = ExecUnit::Sp;
+    bool busy = false;
+    WarpContext warp;  // the issuing warp (fixed while the instruction is in flight)
+    WarpInstruction inst;
+    std::array<uint16_t, kMaxSrcRegs> operands{};
+    uint8_t num_operands = 0;
+    uint8_t pending = 0;  // bit k: operand k not yet read
+    uint64_t ready_cycle = 0;
+  };
+  struct ReadResult {
+    bool granted = false;         // at least one operand was read
+    uint32_t route_retries = 0;   // operand reads the route deferred
+  };
+  // For waveforms (plain stores).
+  struct Probes {
+    uint32_t busy_units = 0;      // units holding an instruction
+  };
+
+  explicit OperandCollectors(const SmSpec& spec);
+
+  // Takes a free unit of `inst`'s type for `warp` in `cycle`; false if none is free.
+  bool allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle);
+
+  // The operand-read stage of `cycle`.
+  ReadResult read(uint64_t cycle, RegisterRoute& route, BankArbitrator& arbitrator);
+
+  // The dispatch stage of `cycle`: offers each unit whose operands are ready
+  // to `leave(const CollectorUnit&)`, which returns true if the instruction
+  // went to an execution unit (the collector unit is then free). Returns the
+  // earliest later cycle at which a unit's read operands are ready (kNever:
+  // none is waiting for that).
+  template <class Leave>
+  uint64_t dispatch(uint64_t cycle, Leave&& leave);
+
+  uint32_t busy_units() const { return probes_.busy_units; }
+  const std::vector<CollectorUnit>& units() const { return units_; }
+  const Probes& probes() const { return probes_; }
+
+ private:
+  std::vector<CollectorUnit> units_;
+  std::array<uint32_t, kNumExecUnits + 1> pool_begin_{};  // units of type u: [pool_begin_[u], pool_begin_[u + 1])
+  uint32_t rotation_ = 0;  // unit the next reading cycle starts at
+  Probes probes_;
+};
+
+template <class Leave>
+uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave) {
+  uint64_t next_ready = kNever;
+  if (probes_.busy_units == 0) return next_ready;
+  for (CollectorUnit& c : units_) {
+    if (!c.busy || c.pending) continue;
+    if (c.ready_cycle > cycle) {
+      if (c.ready_cycle < next_ready) next_ready = c.ready_cycle;
+      continue;
+    }
+    if (!leave(static_cast<const CollectorUnit&>(c))) continue;
+    c.busy = false;
+    --probes_.busy_units;
+  }
+  return next_ready;
+}
+
+}  // namespace smshare

@@ -1,0 +1,166 @@
+// The operand collectors on their own: allocation at issue, reading in
+// rotating order through a route and the bank arbitrator, dispatch order
+// (rules in hw/sm/operand_collectors.hpp).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "hw/sm/operand_collectors.hpp"
+
+namespace smshare {
+namespace {
+
+WarpInstruction alu(std::vector<uint16_t> srcs, OpClass op = OpClass::IntAlu) {
+  WarpInstruction i;
+  i.op = op;
+  i.num_dst = 1;
+  i.dst[0] = 100;
+  for (uint16_t s : srcs) i.src[i.num_src++] = s;
+  return i;
+}
+
+// Register r of any warp lives in register-file bank r % 16 (warp slot 0's
+// baseline mapping); registers from `retry_from` up are not accessible
+// before cycle `retry_until`; `extra` cycles on every access; registers
+// from `cache_from` up are served by operand-cache bank r % 4.
+struct TestRoute : RegisterRoute {
+  uint16_t retry_from = 0xFFFF;
+  uint64_t retry_until = 0;
+  uint16_t extra = 0;
+  uint16_t cache_from = 0xFFFF;
+  OperandRoute route(const WarpContext&, uint16_t reg, bool, uint64_t cycle) override {
+    if (reg >= retry_from && cycle < retry_until) return {true, 0, 0};
+    if (reg >= cache_from) return {false, static_cast<uint16_t>(reg % 4), extra, BankGroup::OperandCache};
+    return {false, static_cast<uint16_t>(reg % 16), extra};
+  }
+};
+
+struct CollectorsTest : ::testing::Test {
+  SmSpec spec;  // Fermi: 6 SP, 8 SFU, 2 MEM units; 16 register banks
+  OperandCollectors oc{spec};
+  BankArbitrator arb{spec.register_banks, spec.scratchpad_banks};
+  TestRoute route;
+  WarpContext warp{0, 0, 0, 0};
+
+  // Runs the read stage of `cycle` (with the arbitrator's cycle started).
+  OperandCollectors::ReadResult read(uint64_t cycle) {
+    arb.begin_cycle(cycle);
+    return oc.read(cycle, route, arb);
+  }
+  // Collects, in `cycle`, the indices of the units dispatch offers.
+  std::vector<size_t> offered(uint64_t cycle, bool accept = false, uint64_t* next_ready = nullptr) {
+    std::vector<size_t> v;
+    const uint64_t next = oc.dispatch(cycle, [&](const OperandCollectors::CollectorUnit& c) {
+      v.push_back(static_cast<size_t>(&c - oc.units().data()));
+      return accept;
+    });
+    if (next_ready) *next_ready = next;
+    return v;
+  }
+};
+
+TEST_F(CollectorsTest, AllocationTakesTheLowestFreeUnitOfTheInstructionsType) {
+  // Units are numbered SP 0-5, SFU 6-13, MEM 14-15.
+  WarpInstruction ld;
+  ld.op = OpClass::GlobalLoad;
+  EXPECT_TRUE(oc.allocate(warp, ld, 0));
+  EXPECT_TRUE(oc.allocate(warp, alu({1}, OpClass::Sfu), 0));
+  EXPECT_TRUE(oc.allocate(warp, alu({1}), 0));
+  EXPECT_TRUE(oc.allocate(warp, ld, 0));
+  EXPECT_FALSE(oc.allocate(warp, ld, 0));  // both MEM units busy: the warp cannot issue
+  const auto& u = oc.units();
+  EXPECT_TRUE(u[14].busy && u[15].busy && u[6].busy && u[0].busy);
+  EXPECT_FALSE(u[1].busy || u[7].busy);
+  EXPECT_EQ(oc.busy_units(), 4u);
+}
+
+TEST_F(CollectorsTest, ARegisterReadTwiceIsReadOnce) {
+  ASSERT_TRUE(oc.allocate(warp, alu({3, 3, 5}), 0));
+  EXPECT_EQ(oc.units()[0].num_operands, 2);
+  EXPECT_EQ(oc.units()[0].pending, 0b11);
+}
+
+TEST_F(CollectorsTest, ReadsRotateTheStartingUnitAfterEachCycleWithAGrant) {
+  // Issued in cycle 0: unit 0 reads r0 and r16, unit 1 reads r32, all in
+  // bank 0. Cycle 1 starts at unit 0: r0 granted, r16 and r32 refused.
+  // Cycle 2 starts at unit 1: r32 granted, r16 refused. Cycle 3 starts at
+  // unit 2 and wraps to unit 0: r16. So unit 1 is ready at 3, unit 0 at 4
+  // (a fixed priority would have finished unit 0 first).
+  ASSERT_TRUE(oc.allocate(warp, alu({0, 16}), 0));
+  ASSERT_TRUE(oc.allocate(warp, alu({32}), 0));
+  EXPECT_TRUE(read(1).granted);
+  EXPECT_EQ(oc.units()[0].pending, 0b10);
+  EXPECT_EQ(oc.units()[1].pending, 0b1);
+  EXPECT_TRUE(read(2).granted);
+  EXPECT_EQ(oc.units()[1].pending, 0);
+  EXPECT_EQ(oc.units()[1].ready_cycle, 3u);
+  EXPECT_EQ(oc.units()[0].pending, 0b10);
+  EXPECT_TRUE(read(3).granted);
+  EXPECT_EQ(oc.units()[0].pending, 0);
+  EXPECT_EQ(oc.units()[0].ready_cycle, 4u);
+  EXPECT_EQ(arb.register_file().reads(0), 3u);
+  EXPECT_EQ(arb.register_file().conflicts(0), 3u);
+}
+
+TEST_F(CollectorsTest, ACycleWithoutAGrantLeavesTheRotationWhereItWas) {
+  // Unit 0 waits on a route retry for r20 in cycles 1 and 2: nothing is
+  // granted, so cycle 3 still starts at unit 0 (had the order moved on each
+  // cycle it would start at unit 2). In cycle 2 units 1 (nothing to read)
+  // and 2 (r36, bank 4 like r20) are allocated: in cycle 3 unit 0 wins
+  // bank 4 and unit 2 waits.
+  route.retry_from = 20;
+  route.retry_until = 3;
+  ASSERT_TRUE(oc.allocate(warp, alu({20}), 0));
+  for (uint64_t c = 1; c < 3; ++c) {
+    const auto r = read(c);
+    EXPECT_FALSE(r.granted);
+    EXPECT_EQ(r.route_retries, 1u);
+  }
+  ASSERT_TRUE(oc.allocate(warp, alu({}), 2));
+  ASSERT_TRUE(oc.allocate(warp, alu({36}), 2));
+  EXPECT_TRUE(read(3).granted);
+  EXPECT_EQ(oc.units()[0].pending, 0);
+  EXPECT_EQ(oc.units()[2].pending, 0b1);
+}
+
+TEST_F(CollectorsTest, ExtraRouteCyclesDelayTheOperands) {
+  route.extra = 2;
+  ASSERT_TRUE(oc.allocate(warp, alu({1}), 0));
+  read(1);
+  EXPECT_EQ(oc.units()[0].ready_cycle, 1u + 1u + 2u);
+}
+
+TEST_F(CollectorsTest, ARouteToTheOperandCacheUsesItsBanks) {
+  // r40 and r44 are in operand-cache bank 0, r0 in register bank 0: the
+  // two groups are separate banks, the two cache reads conflict.
+  arb.set_banks(BankGroup::OperandCache, 4);
+  route.cache_from = 40;
+  ASSERT_TRUE(oc.allocate(warp, alu({0, 40, 44}), 0));
+  read(1);
+  EXPECT_EQ(oc.units()[0].pending, 0b100);
+  read(2);
+  EXPECT_EQ(oc.units()[0].pending, 0);
+  EXPECT_EQ(arb.group(BankGroup::OperandCache).reads(0), 2u);
+  EXPECT_EQ(arb.register_file().reads(0), 1u);
+}
+
+TEST_F(CollectorsTest, DispatchOffersReadyUnitsInUnitOrderAndFreesThoseThatLeave) {
+  // SFU unit 6 and SP units 0 and 1 issued in cycle 0 with no operands to
+  // read (ready at 1); SP unit 2 issued in cycle 1 (ready at 2).
+  ASSERT_TRUE(oc.allocate(warp, alu({}, OpClass::Sfu), 0));
+  ASSERT_TRUE(oc.allocate(warp, alu({}), 0));
+  ASSERT_TRUE(oc.allocate(warp, alu({}), 0));
+  ASSERT_TRUE(oc.allocate(warp, alu({}), 1));
+  uint64_t next = 0;
+  EXPECT_EQ(offered(0, false, &next), std::vector<size_t>{});
+  EXPECT_EQ(next, 1u);  // the earliest unit with its operands on the way
+  EXPECT_EQ(offered(1, false, &next), (std::vector<size_t>{0, 1, 6}));
+  EXPECT_EQ(next, 2u);
+  EXPECT_EQ(offered(2, true, &next), (std::vector<size_t>{0, 1, 2, 6}));
+  EXPECT_EQ(next, OperandCollectors::kNever);
+  EXPECT_EQ(oc.busy_units(), 0u);
+  EXPECT_EQ(oc.probes().busy_units, 0u);
+}
+
+}  // namespace
+}  // namespace smshare
