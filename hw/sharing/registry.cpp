@@ -55,8 +55,10 @@ Mechanism ConfiguredMechanism::make(const SmSpec& sm, const KernelResources& ker
   return m;
 }
 
-std::vector<std::string> ConfiguredMechanism::probe_names(const SmSpec& sm) const {
-  return descriptor_->probe_names ? descriptor_->probe_names(sm) : std::vector<std::string>{};
+std::vector<std::unique_ptr<MechanismStructureModule>> ConfiguredMechanism::make_modules(const SmSpec& sm,
+                                                                                         uint32_t sm_id) const {
+  if (!descriptor_->make_modules) return {};
+  return descriptor_->make_modules(sm, *settings_, sm_id);
 }
 
 AddedHardware ConfiguredMechanism::hardware(const GpuSpec& spec) const {

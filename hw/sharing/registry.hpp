@@ -26,11 +26,8 @@
 #include "hw/frontend/kernel.hpp"
 #include "hw/power/structure_sizes.hpp"
 #include "hw/sm/mechanism.hpp"
+#include "hw/sm/mechanism_module.hpp"
 #include "hw/sm/occupancy.hpp"
-
-namespace sc_core {
-class sc_module;
-}
 
 namespace smshare {
 
@@ -81,13 +78,15 @@ struct MechanismDescriptor {
   // State one kernel's instances share across SMs, created once per kernel
   // launch. May be empty.
   std::function<std::shared_ptr<KernelSharedState>()> make_kernel_shared_state;
-  // Names of the per-SM waveform probes, in MechanismHooks::sample_probes
-  // order. May be empty (no probes).
-  std::function<std::vector<std::string>(const SmSpec&)> probe_names;
-  // The mechanism's SystemC modules (lock arrays, pair table, coordinator,
-  // ...), created at elaboration under SM `sm_id`'s module: left for the
-  // structure modules of issue 8, which fill and call it. May be empty.
-  std::function<void(sc_core::sc_module& sm_module, const SmSpec&, uint32_t sm_id)> make_modules;
+  // The mechanism's structures as SystemC modules (lock arrays, pair table,
+  // coordinator, ...) for SM `sm_id`. Called while that SM's module is being
+  // constructed, so each module becomes gpu.smN.<its name>; the SM binds
+  // them to its new mechanism instance at every kernel launch
+  // (hw/sm/mechanism_module.hpp). Their probes are how a waveform shows the
+  // mechanism. May be empty (no modules).
+  std::function<std::vector<std::unique_ptr<MechanismStructureModule>>(const SmSpec&, const MechanismSettings&,
+                                                                          uint32_t sm_id)>
+      make_modules;
 
   // What it adds to the GPU's area and energy (storage sized from `spec`,
   // paper costs, gated units, cross-SM wiring). Empty: nothing (baseline).
@@ -129,7 +128,9 @@ class ConfiguredMechanism {
   std::shared_ptr<KernelSharedState> make_kernel_shared_state() const;
   Mechanism make(const SmSpec& sm, const KernelResources& kernel, const std::string& origin, uint32_t sm_id = 0,
                  std::shared_ptr<KernelSharedState> shared = nullptr) const;
-  std::vector<std::string> probe_names(const SmSpec& sm) const;
+  // The descriptor's make_modules for SM `sm_id` (none when it is empty);
+  // call it while SM `sm_id`'s module is being constructed.
+  std::vector<std::unique_ptr<MechanismStructureModule>> make_modules(const SmSpec& sm, uint32_t sm_id) const;
   AddedHardware hardware(const GpuSpec& spec) const;
 
  private:

@@ -104,10 +104,10 @@ class MechanismHooks {
   virtual uint64_t priority_epoch() const { return 0; }
   // Activity of the structures the mechanism adds (keys: CACTI cfg names).
   virtual void collect(ActivityCounters&) const {}
-  // Named counters for the report's "mechanism_stats" section (summed over SMs).
+  // Named counters for the report's "mechanism_stats" section (summed over
+  // SMs). A waveform shows the mechanism through its structure modules
+  // (mechanism_module.hpp), not through the hooks.
   virtual void counters(std::vector<std::pair<std::string, uint64_t>>&) const {}
-  // Waveform values, in the order of the registry entry's probe_names.
-  virtual void sample_probes(std::vector<int32_t>&) const {}
 };
 
 // State one kernel's mechanism instances share across SMs (e.g. SM0's stall

@@ -249,7 +249,6 @@ uint64_t SmCore::tick(uint64_t cycle) {
   }
   probes_.resident_ctas = resident_ctas_;
   probes_.active_warps = resident_warps_;
-  if (!probes_.mechanism.empty()) mechanism_.hooks->sample_probes(probes_.mechanism);
 
   if (resident_warps_ == 0 && completions_.empty() && !ldst_.busy) return kNever;
   if (progress_) return cycle + 1;

@@ -101,7 +101,6 @@ struct SmProbes {
   uint32_t schedulable_warps = 0;
   uint32_t resident_ctas = 0;
   uint32_t pending_loads = 0;
-  std::vector<int32_t> mechanism;  // the mechanism's probes (mechanism_probe_names), sized before tracing
 };
 
 class SmCore {
@@ -135,8 +134,6 @@ class SmCore {
 
   // In a waveform's window tick() never skips cycles, so it shows every cycle.
   void set_cycle_by_cycle(bool on) { cycle_by_cycle_ = on; }
-  // Sizes the mechanism probe vector (before the waveform takes its elements' addresses).
-  void enable_mechanism_probes(size_t n) { probes_.mechanism.assign(n, 0); }
 
   // The SM's named structures, for the modules that name and trace them
   // (and for a mechanism that attaches a neighbour's register banks:

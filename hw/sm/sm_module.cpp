@@ -10,7 +10,8 @@ namespace smshare {
 using sc_core::sc_time;
 using sc_core::SC_PS;
 
-SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu)
+SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu,
+                   const MechanismModuleFactory& make_mechanism_modules)
     : sc_module(name),
       socket("socket"),
       sm_id_(sm_id),
@@ -19,6 +20,12 @@ SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& 
   payload_.set_streaming_width(0);
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
+  if (make_mechanism_modules) mechanism_modules_ = make_mechanism_modules(sm_id);
+}
+
+void SmModule::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher) {
+  core_->begin_kernel(kernel, std::move(mechanism), dispatcher);
+  for (const auto& m : mechanism_modules_) m->bind(core_->mechanism());
 }
 
 namespace {
@@ -35,8 +42,7 @@ const WaveEnum& stall_reason_names() {
 
 }  // namespace
 
-void SmModule::trace(Waveform& wave, std::function<uint32_t()> dram_queue_depth,
-                     const std::vector<std::string>& mechanism_probes) {
+void SmModule::trace(Waveform& wave, std::function<uint32_t()> dram_queue_depth) {
   const std::string p = std::string(name()) + ".";
   const SmProbes& probes = core_->probes();
   wave.add(p + "issued_warp", probes.issued_warp);
@@ -47,9 +53,6 @@ void SmModule::trace(Waveform& wave, std::function<uint32_t()> dram_queue_depth,
   wave.add(p + "resident_ctas", probes.resident_ctas);
   wave.add(p + "pending_loads", probes.pending_loads);
   wave.add(p + "dram_queue_depth", dram_queue_probe_);
-  core_->enable_mechanism_probes(mechanism_probes.size());
-  for (size_t i = 0; i < mechanism_probes.size(); ++i)
-    wave.add(p + mechanism_probes[i], core_->probes().mechanism[i]);
   dram_queue_depth_ = std::move(dram_queue_depth);
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hw/common/waveform.hpp"
+#include "hw/sm/mechanism_module.hpp"
 #include "hw/sm/sm_core.hpp"
 
 namespace smshare {
@@ -25,17 +26,28 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
  public:
   tlm_utils::simple_initiator_socket<SmModule> socket;
 
-  SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu);
+  // Creates the run's mechanism's structure modules for SM `sm_id`; called
+  // while the SM module is being constructed, so they are its children
+  // (gpu.smN.lock_array). The GPU fills it from the mechanism's registry
+  // entry (mechanism_module.hpp explains the scheme).
+  using MechanismModuleFactory =
+      std::function<std::vector<std::unique_ptr<MechanismStructureModule>>(uint32_t sm_id)>;
+
+  SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu,
+           const MechanismModuleFactory& make_mechanism_modules = {});
 
   SmCore& core() { return *core_; }
   const SmCore& core() const { return *core_; }
 
+  // Starts `kernel` on the core with `mechanism`, the SM's instance of the
+  // run's mechanism for it, and binds the mechanism's modules to it.
+  void begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher);
+
   // Registers this SM's probes on `wave` under its scope (gpu.smN.*).
   // `dram_queue_depth` samples the memory system's queue for the waveform.
-  // `mechanism_probes` names the mechanism's probes (mechanism_probe_names).
-  // Whether the SM ticks every cycle is the GPU's choice (the window).
-  void trace(Waveform& wave, std::function<uint32_t()> dram_queue_depth,
-             const std::vector<std::string>& mechanism_probes = {});
+  // Whether the SM ticks every cycle is the GPU's choice (the window). The
+  // mechanism's modules trace their own probes, like every structure.
+  void trace(Waveform& wave, std::function<uint32_t()> dram_queue_depth);
 
   // Runs cycle `cycle` (the current simulation time) and returns the next
   // cycle the SM needs, or SmCore::kNever when it has no work left.
@@ -47,6 +59,7 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   const uint32_t sm_id_;
   const uint64_t period_ps_;
   std::unique_ptr<SmCore> core_;
+  std::vector<std::unique_ptr<MechanismStructureModule>> mechanism_modules_;
   tlm::tlm_generic_payload payload_;
   std::function<uint32_t()> dram_queue_depth_;
   uint32_t dram_queue_probe_ = 0;

@@ -17,7 +17,9 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
   cta_dispatcher_ = std::make_unique<CtaDispatcherModule>("cta_dispatcher");
   memory_ = std::make_unique<MemorySystem>("memory", spec);
   for (uint32_t i = 0; i < spec.num_sms; ++i) {
-    auto sm = std::make_unique<SmModule>(("sm" + std::to_string(i)).c_str(), i, spec);
+    auto sm = std::make_unique<SmModule>(("sm" + std::to_string(i)).c_str(), i, spec, [this](uint32_t sm_id) {
+      return mechanism_.make_modules(spec_.sm, sm_id);
+    });
     sm->socket.bind(memory_->sm_socket(i));
     sms_.push_back(std::move(sm));
   }
@@ -85,8 +87,8 @@ void GpuModule::launch(size_t k) {
   std::shared_ptr<KernelSharedState> shared = mechanism_.make_kernel_shared_state();
   cta_dispatcher_->bind(*dispatchers_[k]);
   for (uint32_t i = 0; i < sms_.size(); ++i)
-    sms_[i]->core().begin_kernel(*rec.kernel, mechanism_.make(spec_.sm, rec.kernel->resources(), kernel_origin_, i, shared),
-                                 *dispatchers_[k]);
+    sms_[i]->begin_kernel(*rec.kernel, mechanism_.make(spec_.sm, rec.kernel->resources(), kernel_origin_, i, shared),
+                          *dispatchers_[k]);
   for (bool any = true; any;) {
     any = false;
     for (auto& sm : sms_) any |= sm->core().launch_one_cta();
@@ -108,11 +110,10 @@ void GpuModule::kernel_drained() {
 void GpuModule::trace(Waveform& wave) {
   wave_ = &wave;
   const MemorySystem* mem = memory_.get();
-  const std::vector<std::string> names = mechanism_.probe_names(spec_.sm);
   for (uint32_t i = 0; i < sms_.size(); ++i) {
     if (!wave.traces_sm(i)) continue;
     traced_sms_.push_back(i);
-    sms_[i]->trace(wave, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); }, names);
+    sms_[i]->trace(wave, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); });
   }
   traced_structures_ = trace_structures(*this, wave);
 }

@@ -41,8 +41,9 @@ class GpuModule : public sc_core::sc_module {
   };
 
   // Computes every kernel's occupancy up front, so impossible kernels are
-  // rejected (InputError) before any simulation. `mechanism` builds each
-  // SM's policies at every kernel launch.
+  // rejected (InputError) before any simulation. `mechanism` creates its
+  // structure modules under each SM now, and builds each SM's policies at
+  // every kernel launch, to which the SM binds those modules.
   GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
             ConfiguredMechanism mechanism, const std::string& kernel_origin);
 

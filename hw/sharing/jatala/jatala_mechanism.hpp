@@ -34,6 +34,4 @@ std::shared_ptr<KernelSharedState> make_shared_state();
 Mechanism make(Resource r, const SmSpec& sm, const KernelResources& k, const std::string& origin,
                const Settings& settings, uint32_t sm_id, std::shared_ptr<KernelSharedState> shared);
 
-std::vector<std::string> probe_names(const SmSpec& sm);
-
 }  // namespace smshare::jatala

@@ -1,12 +1,15 @@
 // regshare and spmshare in the mechanism registry: the `jatala.*` settings,
 // the checks of settings that one of them would ignore, the occupancy
-// calculator (Sec. III-C), the factory, and the Sec. V storage (hw-cost,
-// area, energy).
+// calculator (Sec. III-C), the factory, the structure modules, and the
+// Sec. V storage (hw-cost, area, energy).
 #include <algorithm>
 
 #include "hw/common/error.hpp"
+#include "hw/sharing/jatala/dwe_module.hpp"
 #include "hw/sharing/jatala/jatala_mechanism.hpp"
 #include "hw/sharing/jatala/jatala_occupancy.hpp"
+#include "hw/sharing/jatala/lock_array_module.hpp"
+#include "hw/sharing/jatala/pair_table_module.hpp"
 
 namespace smshare::jatala {
 namespace {
@@ -66,6 +69,20 @@ AddedHardware hardware(Resource r, const GpuSpec& spec) {
   return h;
 }
 
+// gpu.smN.lock_array and gpu.smN.pair_table, probed for every pair an SM
+// could form (sm.max_ctas / 2: the pairs a kernel forms depend on its
+// footprint, unknown at elaboration), and gpu.smN.dynamic_warp_execution
+// when it is on.
+std::vector<std::unique_ptr<MechanismStructureModule>> make_modules(Resource r, const SmSpec& sm,
+                                                                    const Settings& s, uint32_t sm_id) {
+  const uint32_t pairs = sm.max_ctas / 2;
+  std::vector<std::unique_ptr<MechanismStructureModule>> modules;
+  modules.push_back(std::make_unique<LockArrayModule>("lock_array", r, pairs, sm_id));
+  modules.push_back(std::make_unique<PairTableModule>("pair_table", pairs, sm_id));
+  if (s.dynamic_warp_execution) modules.push_back(std::make_unique<DweModule>("dynamic_warp_execution", sm_id));
+  return modules;
+}
+
 StorageFormula storage_formula(Resource r) {
   return {kSecV,
           r == Resource::Registers ? "(1 + T ceil(log2(T+1)) + 2W + floor(W/2) ceil(log2 W)) x N"
@@ -92,7 +109,9 @@ MechanismDescriptor descriptor(Resource r, std::string description) {
     return make(r, sm, k, origin, settings_as<Settings>(s), sm_id, std::move(shared));
   };
   d.make_kernel_shared_state = make_shared_state;
-  d.probe_names = probe_names;
+  d.make_modules = [r](const SmSpec& sm, const MechanismSettings& s, uint32_t sm_id) {
+    return make_modules(r, sm, settings_as<Settings>(s), sm_id);
+  };
   d.hardware = [r](const GpuSpec& spec) { return hardware(r, spec); };
   d.storage_formula = [r](const GpuSpec&) { return storage_formula(r); };
   return d;

@@ -36,6 +36,8 @@ class PairTable {
   uint32_t partner_slot(uint32_t cta_slot) const;
   uint32_t pairs() const { return static_cast<uint32_t>(pairs_.size()); }
   uint32_t resident_ctas() const { return resident_; }
+  // Resident CTAs in unshared seats.
+  uint32_t unshared_ctas() const { return unshared_used_; }
 
   // Owner member of `pair` given which members hold the shared resource
   // (holds[m]); -1 when the pair is empty. Both or neither holding: the one

@@ -1,0 +1,55 @@
+// A structure a mechanism adds to the SM (Jatala's lock arrays and pair
+// table, EXPARS's coordinator, ...) as a module under the SM's scope:
+// gpu.smN.lock_array.
+//
+// The scheme (docs/architecture.md, "Mechanism modules"): a run has one
+// mechanism, known before elaboration, so the SM creates its modules while
+// the SM module itself is being constructed (SmModule's constructor calls
+// the factory the GPU hands it, which the mechanism's registry entry
+// supplies). The mechanism's plain-C++ state, though, is built per kernel
+// launch (Mechanism, mechanism.hpp): at each launch SmModule::begin_kernel
+// binds every mechanism module under it to the new instance. A module's
+// probes are its own members, computed in update_probes() from the bound
+// state, so their addresses never change; its counters run since
+// elaboration, over every kernel of the stream.
+#pragma once
+
+#include <cstdint>
+
+#include "hw/common/structure_module.hpp"
+#include "hw/sm/mechanism.hpp"
+
+namespace smshare {
+
+class MechanismStructureModule : public StructureModule {
+ public:
+  // At a kernel's launch, once the SM holds the kernel's mechanism instance
+  // `m`, which stays alive until the next bind (or the end of the run).
+  void bind(const Mechanism& m) {
+    earlier_ = sum(earlier_, instance_counters());
+    attach(m);
+  }
+
+  // The counters of every instance bound so far, summed.
+  StructureCounters counters() const final { return sum(earlier_, instance_counters()); }
+
+ protected:
+  using StructureModule::StructureModule;
+
+  // Points the module at the structure's state in `m` (an instance of the
+  // module's own mechanism) and restarts its "this cycle" probes.
+  virtual void attach(const Mechanism& m) = 0;
+  // The counters of the instance attached (all 0 before the first), always
+  // the same names in the same order.
+  virtual StructureCounters instance_counters() const = 0;
+
+ private:
+  static StructureCounters sum(const StructureCounters& a, StructureCounters b) {
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) b[i].second += a[i].second;
+    return b;
+  }
+
+  StructureCounters earlier_;  // of the instances bound before the current one
+};
+
+}  // namespace smshare
