@@ -1031,8 +1031,11 @@ def _(ctx):
     t, _, reason = next(c for c in Vcd(vcd).changes if c[1] == "gpu.sm0.stall_reason" and c[2] > 0)
     probe = "gpu.sm0.stall_reason[31:0]"
     gtkw = ctx.tmp / "reg.gtkw"
-    check(any(n.startswith("gpu.sm0.pair0_owner_cta") for n, _ in save_file_signals(gtkw)),
-          "no regshare probe in the save file")
+    # Jatala's structures trace under their own modules' scopes.
+    for probe_name in ("gpu.sm0.pair_table.pair0_owner_cta", "gpu.sm0.lock_array.pair0_holder",
+                       "gpu.sm0.lock_array.waiting_warps"):
+        check(any(n.startswith(probe_name) for n, _ in save_file_signals(gtkw)),
+              f"no regshare probe {probe_name} in the save file")
     problems = gtkwave_problems(gtkw, *gtkwave_shows(ctx, gtkw, t, probe), names[str(reason)])
     check(not problems, f"{gtkw} does not open ready:\n" + "\n".join(problems))
 
