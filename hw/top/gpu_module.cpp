@@ -107,12 +107,11 @@ void GpuModule::kernel_drained() {
 
 void GpuModule::trace(Waveform& wave) {
   wave_ = &wave;
-  const MemorySystem* mem = memory_.get();
   const std::vector<std::string> names = mechanism_.probe_names(spec_.sm);
   for (uint32_t i = 0; i < sms_.size(); ++i) {
     if (!wave.traces_sm(i)) continue;
     traced_sms_.push_back(i);
-    sms_[i]->trace(wave, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); }, names);
+    sms_[i]->trace(wave, names);
   }
   traced_structures_ = trace_structures(*this, wave);
 }
