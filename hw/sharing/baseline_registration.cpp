@@ -13,11 +13,7 @@ void register_baseline(MechanismRegistry& registry) {
   };
   d.make = [](const SmSpec& sm, const KernelResources& k, const std::string& origin, const MechanismSettings&,
               uint32_t, std::shared_ptr<KernelSharedState>) {
-    Mechanism m;
-    m.admission = make_default_admission(sm, k, origin);
-    m.route = make_default_route(sm.register_banks);
-    m.gate = make_open_gate();
-    return m;
+    return make_default_mechanism(sm, k, origin);
   };
   registry.add(std::move(d));
 }

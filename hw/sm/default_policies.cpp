@@ -58,4 +58,12 @@ std::unique_ptr<RegisterRoute> make_default_route(uint32_t banks) { return std::
 
 std::unique_ptr<WarpGate> make_open_gate() { return std::make_unique<OpenGate>(); }
 
+Mechanism make_default_mechanism(const SmSpec& sm, const KernelResources& kernel, const std::string& origin) {
+  Mechanism m;
+  m.admission = make_default_admission(sm, kernel, origin);
+  m.route = make_default_route(sm.register_banks);
+  m.gate = make_open_gate();
+  return m;
+}
+
 }  // namespace smshare

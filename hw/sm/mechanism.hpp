@@ -143,5 +143,8 @@ std::unique_ptr<CtaAdmission> make_default_admission(const SmSpec& sm, const Ker
 std::unique_ptr<RegisterRoute> make_default_route(uint32_t banks);
 // Every warp may issue.
 std::unique_ptr<WarpGate> make_open_gate();
+// All three defaults: the baseline, and the start of a mechanism that changes
+// only some decisions.
+Mechanism make_default_mechanism(const SmSpec& sm, const KernelResources& kernel, const std::string& origin);
 
 }  // namespace smshare

@@ -24,6 +24,7 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
   CollectorUnit& c = *free_unit;
   c.busy = true;
   ++probes_.busy_units;
+  ++allocations_;
   c.warp = warp;
   c.inst = inst;
   c.num_operands = 0;

@@ -83,6 +83,7 @@ class OperandCollectors {
   uint64_t dispatch(uint64_t cycle, Leave&& leave);
 
   uint32_t busy_units() const { return probes_.busy_units; }
+  uint64_t allocations() const { return allocations_; }  // instructions that took a unit, since construction
   const std::vector<CollectorUnit>& units() const { return units_; }
   const Probes& probes() const { return probes_; }
 
@@ -90,6 +91,7 @@ class OperandCollectors {
   std::vector<CollectorUnit> units_;
   std::array<uint32_t, kNumExecUnits + 1> pool_begin_{};  // units of type u: [pool_begin_[u], pool_begin_[u + 1])
   uint32_t rotation_ = 0;  // unit the next reading cycle starts at
+  uint64_t allocations_ = 0;
   Probes probes_;
 };
 

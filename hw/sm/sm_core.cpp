@@ -120,6 +120,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       sched_views_.back().push_back(v);
     }
   }
+  scheduler_probes_.resize(spec_.num_schedulers);
 }
 
 SmCore::~SmCore() = default;
@@ -221,7 +222,6 @@ uint64_t SmCore::tick(uint64_t cycle) {
   scratchpad_.begin_cycle();
   l1d_.begin_cycle();
   route_retries_this_cycle_ = 0;
-  probes_.issued_warp = -1;
   probes_.issued_count = 0;
 
   const bool had_warps = resident_warps_ > 0;
@@ -452,6 +452,9 @@ void SmCore::issue() {
       }
     const uint32_t ready = counts[static_cast<int>(StallReason::None)];
     schedulable += ready;
+    SchedulerProbes& probes = scheduler_probes_[s];
+    probes.ready_warps = ready;
+    probes.issued_warp = -1;
     if (ready == 0) continue;
 
     schedulers_[s]->order(sched_views_[s], sched_order_);
@@ -493,7 +496,8 @@ void SmCore::issue() {
       stats_.op_counts[static_cast<int>(inst.op)]++;
       w.pop();
       schedulers_[s]->issued(slot);
-      if (probes_.issued_warp < 0) probes_.issued_warp = static_cast<int32_t>(slot);  // scheduler 0 first
+      probes.issued_warp = static_cast<int32_t>(slot);
+      ++probes.issued;
       ++probes_.issued_count;
       issued_any = progress_ = true;
       if (is_barrier) {

@@ -92,15 +92,23 @@ struct SmStats {
   void add(const SmStats& o);
 };
 
-// Probe values sampled into the VCD when tracing is on.
+// Probe values sampled into the VCD when tracing is on: the SM-wide
+// summaries (gpu.smN.*); each structure has its own (gpu.smN.<structure>.*).
 struct SmProbes {
-  int32_t issued_warp = -1;      // warp slot issued by the lowest-numbered scheduler that issued
   uint32_t issued_count = 0;     // instructions issued this cycle (all schedulers)
   uint32_t stall_reason = 0;
   uint32_t active_warps = 0;
   uint32_t schedulable_warps = 0;
   uint32_t resident_ctas = 0;
   uint32_t pending_loads = 0;
+};
+
+// One warp scheduler's activity, for its module (gpu.smN.scheduler<s>):
+// plain stores in SmCore::issue(), read by nobody unless traced.
+struct SchedulerProbes {
+  int32_t issued_warp = -1;   // warp slot it issued this cycle; -1 = none
+  uint32_t ready_warps = 0;   // its warps ready to issue (no hazard of their own) at its turn this cycle
+  uint64_t issued = 0;        // instructions it issued since elaboration (its activity counter)
 };
 
 class SmCore {
@@ -148,6 +156,12 @@ class SmCore {
   const Scratchpad& scratchpad() const { return scratchpad_; }
   L1DataCache& l1d() { return l1d_; }
   const L1DataCache& l1d() const { return l1d_; }
+  // Warp scheduler s (sm.num_schedulers of them; warp slot w belongs to
+  // scheduler w mod sm.num_schedulers): its policy and its probes, both
+  // living as long as the SM.
+  uint32_t num_schedulers() const { return static_cast<uint32_t>(schedulers_.size()); }
+  const SchedulerPolicy& scheduler(uint32_t s) const { return *schedulers_.at(s); }
+  const SchedulerProbes& scheduler_probes(uint32_t s) const { return scheduler_probes_.at(s); }
 
  private:
   struct Warp;
@@ -202,6 +216,7 @@ class SmCore {
   std::vector<Warp> warps_;
   std::vector<Cta> ctas_;
   std::vector<std::unique_ptr<SchedulerPolicy>> schedulers_;
+  std::vector<SchedulerProbes> scheduler_probes_;  // per scheduler; sized once (the waveform holds addresses)
   std::vector<std::vector<WarpView>> sched_views_;
   std::vector<uint32_t> gate_refused_;  // per scheduler: warps whose refusal the policy has not seen
   // wait_count_[scheduler][reason]: warps of that scheduler in that state

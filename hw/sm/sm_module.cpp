@@ -4,6 +4,12 @@
 #include <string>
 
 #include "hw/common/error.hpp"
+#include "hw/sm/bank_arbitrator_module.hpp"
+#include "hw/sm/l1_data_cache_module.hpp"
+#include "hw/sm/operand_collectors_module.hpp"
+#include "hw/sm/register_file_module.hpp"
+#include "hw/sm/scheduler_module.hpp"
+#include "hw/sm/scratchpad_module.hpp"
 
 namespace smshare {
 
@@ -20,12 +26,29 @@ SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& 
   payload_.set_streaming_width(0);
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
+  // The mechanism's structures first: the hierarchy listing and the
+  // waveform's save file follow creation order, and in a run with a
+  // mechanism its locks and tables are what one opens the waveform for.
   if (make_mechanism_modules) mechanism_modules_ = make_mechanism_modules(sm_id);
+  add_structures();
 }
 
 void SmModule::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher) {
   core_->begin_kernel(kernel, std::move(mechanism), dispatcher);
   for (const auto& m : mechanism_modules_) m->bind(core_->mechanism());
+}
+
+void SmModule::add_structures() {
+  const SmCore& core = *core_;
+  structures_.push_back(std::make_unique<RegisterFileModule>("register_file", core.register_file(), sm_id_));
+  structures_.push_back(std::make_unique<BankArbitratorModule>("bank_arbitrator", core.bank_arbitrator(), sm_id_));
+  structures_.push_back(
+      std::make_unique<OperandCollectorsModule>("operand_collectors", core.operand_collectors(), sm_id_));
+  structures_.push_back(std::make_unique<ScratchpadModule>("scratchpad", core.scratchpad(), sm_id_));
+  structures_.push_back(std::make_unique<L1DataCacheModule>("l1d", core.l1d(), sm_id_));
+  for (uint32_t s = 0; s < core.num_schedulers(); ++s)
+    structures_.push_back(std::make_unique<SchedulerModule>(("scheduler" + std::to_string(s)).c_str(),
+                                                            core.scheduler(s), core.scheduler_probes(s), sm_id_));
 }
 
 namespace {
@@ -42,25 +65,18 @@ const WaveEnum& stall_reason_names() {
 
 }  // namespace
 
-void SmModule::trace(Waveform& wave, std::function<uint32_t()> dram_queue_depth) {
+void SmModule::trace(Waveform& wave) {
   const std::string p = std::string(name()) + ".";
   const SmProbes& probes = core_->probes();
-  wave.add(p + "issued_warp", probes.issued_warp);
   wave.add(p + "issued_count", probes.issued_count);
   wave.add(p + "stall_reason", probes.stall_reason, 32, &stall_reason_names());
   wave.add(p + "active_warps", probes.active_warps);
   wave.add(p + "schedulable_warps", probes.schedulable_warps);
   wave.add(p + "resident_ctas", probes.resident_ctas);
   wave.add(p + "pending_loads", probes.pending_loads);
-  wave.add(p + "dram_queue_depth", dram_queue_probe_);
-  dram_queue_depth_ = std::move(dram_queue_depth);
 }
 
-uint64_t SmModule::tick(uint64_t cycle) {
-  const uint64_t next = core_->tick(cycle);
-  if (dram_queue_depth_) dram_queue_probe_ = dram_queue_depth_();
-  return next;
-}
+uint64_t SmModule::tick(uint64_t cycle) { return core_->tick(cycle); }
 
 uint64_t SmModule::access(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) {
   payload_.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);

@@ -1,7 +1,10 @@
 // The SM as a SystemC module: it owns the SM's TLM-2.0 initiator socket,
 // turning the LDST unit's line transactions into b_transport calls (loosely
-// timed: the target annotates the delay; nothing waits), and registers its
-// waveform probes (scope gpu.smN). Its clock comes from the GPU (GpuModule's
+// timed: the target annotates the delay; nothing waits), registers the
+// SM-wide waveform probes (scope gpu.smN), and has a child module per named
+// structure of its SmCore (gpu.smN.register_file, bank_arbitrator,
+// operand_collectors, scratchpad, l1d, scheduler<s>), each bound to the
+// plain object the core owns for its whole life. Its clock comes from the GPU (GpuModule's
 // clock method ticks the SMs that are due in a cycle in SM order, so the
 // order in which SMs reach the memory system never depends on how SystemC
 // orders processes).
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/common/structure_module.hpp"
 #include "hw/common/waveform.hpp"
 #include "hw/sm/mechanism_module.hpp"
 #include "hw/sm/sm_core.hpp"
@@ -43,11 +47,11 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   // run's mechanism for it, and binds the mechanism's modules to it.
   void begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher);
 
-  // Registers this SM's probes on `wave` under its scope (gpu.smN.*).
-  // `dram_queue_depth` samples the memory system's queue for the waveform.
-  // Whether the SM ticks every cycle is the GPU's choice (the window). The
-  // mechanism's modules trace their own probes, like every structure.
-  void trace(Waveform& wave, std::function<uint32_t()> dram_queue_depth);
+  // Registers this SM's SM-wide probes on `wave` under its scope (gpu.smN.*);
+  // its structures, the mechanism's among them, register their own
+  // (trace_structures). Whether the SM ticks every cycle is the GPU's choice
+  // (the window).
+  void trace(Waveform& wave);
 
   // Runs cycle `cycle` (the current simulation time) and returns the next
   // cycle the SM needs, or SmCore::kNever when it has no work left.
@@ -55,14 +59,15 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
 
  private:
   uint64_t access(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) override;
+  // The child modules of the core's structures (in the constructor).
+  void add_structures();
 
   const uint32_t sm_id_;
   const uint64_t period_ps_;
   std::unique_ptr<SmCore> core_;
   std::vector<std::unique_ptr<MechanismStructureModule>> mechanism_modules_;
   tlm::tlm_generic_payload payload_;
-  std::function<uint32_t()> dram_queue_depth_;
-  uint32_t dram_queue_probe_ = 0;
+  std::vector<std::unique_ptr<StructureModule>> structures_;
 };
 
 }  // namespace smshare

@@ -109,11 +109,10 @@ void GpuModule::kernel_drained() {
 
 void GpuModule::trace(Waveform& wave) {
   wave_ = &wave;
-  const MemorySystem* mem = memory_.get();
   for (uint32_t i = 0; i < sms_.size(); ++i) {
     if (!wave.traces_sm(i)) continue;
     traced_sms_.push_back(i);
-    sms_[i]->trace(wave, [mem] { return mem->dram_queue_depth(sc_core::sc_time_stamp()); });
+    sms_[i]->trace(wave);
   }
   traced_structures_ = trace_structures(*this, wave);
 }

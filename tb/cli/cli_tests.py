@@ -29,8 +29,13 @@ CONFIGS = REPO / "configs"
 # Report fields that depend on the host, not on the simulation.
 HOST_FIELDS = ("host", "sim_seconds", "sim_rate_warp_inst_per_s", "sim_rate_cycles_per_s")
 LIMITS = {"registers", "scratchpad", "threads", "cta_slots", "warp_slots", "grid"}
-PROBES = ("issued_warp", "stall_reason", "active_warps", "schedulable_warps", "resident_ctas",
-          "pending_loads", "dram_queue_depth")
+# An SM's probes, under its scope gpu.smN: its SM-wide summaries, then one
+# or two of each structure module's (gpu.smN.<structure>.<probe>).
+PROBES = ("issued_count", "stall_reason", "active_warps", "schedulable_warps", "resident_ctas", "pending_loads",
+          "scheduler0.issued_warp", "scheduler1.ready_warps", "register_file.reads_this_cycle",
+          "register_file.writes_this_cycle", "bank_arbitrator.grants_this_cycle",
+          "bank_arbitrator.conflicts_this_cycle", "operand_collectors.busy_units",
+          "scratchpad.accesses_this_cycle", "scratchpad.last_conflict_degree", "l1d.misses_this_cycle")
 # Profiles whose one-wave run on the full GPU takes more than ~2 s of host
 # time (measured: bfs 3.2 s, btree 3.8 s, mum 2.3 s); residency runs them on 2 SMs.
 HEAVY_PROFILES = {"bfs", "btree", "mum"}
@@ -792,24 +797,22 @@ def _(ctx):
 
 @case("vcd_probes")
 def _(ctx):
+    # Every SM probe is declared under its module's scope and changes value;
+    # the DRAM queue is the memory system's (one per channel), not the SM's.
     vcd = ctx.tmp / "wave.vcd"
     res = ctx.run(*SMALL, "--ctas", 2, "--set", "gpu.num_sms=1", "--vcd", vcd, "--json")
     expect_rc(res, 0)
     check(vcd.is_file(), f"--vcd {vcd} wrote no file; files: {os.listdir(ctx.tmp)}")
-    head, sep, body = vcd.read_text().partition("$enddefinitions")
-    check(sep, "no $enddefinitions in the VCD")
-    ids = {}
-    for m in re.finditer(r"\$var\s+\S+\s+\d+\s+(\S+)\s+(\S+)", head):
-        ids[m.group(2)] = m.group(1)
+    wave = Vcd(vcd)
+    check(any(t > 0 for t in wave.times), "no time advances in the VCD")
     values = {}
-    for m in re.finditer(r"^b([01xz]+) (\S+)$|^([01xz])(\S+)$", body, re.M):
-        ident, value = (m.group(2), m.group(1)) if m.group(2) else (m.group(4), m.group(3))
-        values.setdefault(ident, set()).add(int(value, 2) if set(value) <= {"0", "1"} else value)
-    check(re.search(r"^#[1-9]", body, re.M), "no time advances in the VCD")
-    for probe in PROBES:
-        name = next((n for n in ids if n == probe or n.endswith("." + probe)), None)
-        check(name, f"no $var for probe {probe}; vars: {sorted(ids)}")
-        check(len(values.get(ids[name], ())) >= 2, f"probe {probe} never changes value: {values.get(ids[name])}")
+    for _, name, value in wave.changes:
+        values.setdefault(name, set()).add(value)
+    declared = set(wave.ids.values())
+    for name in [f"gpu.sm0.{p}" for p in PROBES] + ["gpu.memory.dram_channel0.queue_depth"]:
+        check(name in declared, f"no $var for probe {name}; vars: {sorted(declared)}")
+        check(len(values.get(name, ())) >= 2, f"probe {name} never changes value: {values.get(name)}")
+    check("gpu.sm0.dram_queue_depth" not in declared, "the SM still traces the GPU-wide DRAM queue")
 
 
 @case("vcd_off_by_default")
@@ -887,7 +890,8 @@ def _(ctx):
     rows = dict(save_file_signals(gtkw))
     for sm in ("sm0", "sm1"):
         check(f"@800200\n-{sm}\n" in text and f"@1000200\n-{sm}\n" in text, f"no group {sm}:\n{text}")
-        check(rows.get(f"gpu.{sm}.issued_warp") == 0x420, f"issued_warp not signed decimal: {rows}")
+        check(f"@800200\n-bank_arbitrator\n" in text, f"no group bank_arbitrator in {sm}:\n{text}")
+        check(rows.get(f"gpu.{sm}.scheduler0.issued_warp") == 0x420, f"issued_warp not signed decimal: {rows}")
         check(rows.get(f"gpu.{sm}.stall_reason[31:0]") == 0x2024, f"stall_reason not filtered decimal: {rows}")
         for probe in PROBES:
             check(any(r.startswith(f"gpu.{sm}.{probe}") for r in rows), f"{probe} of {sm} not in the save file")
@@ -1044,10 +1048,18 @@ def _(ctx):
     problems = gtkwave_problems(fst_gtkw, *gtkwave_shows(ctx, fst_gtkw, t, probe), names[str(reason)])
     check(not problems, f"{fst_gtkw} (FST) does not open ready:\n" + "\n".join(problems))
 
-    wrong = ctx.tmp / "wrong.gtkw"
-    wrong.write_text(gtkw.read_text().replace("gpu.sm0.active_warps[31:0]", "gpu.sm0.active_warpz[31:0]"))
-    problems = gtkwave_problems(wrong, *gtkwave_shows(ctx, wrong, t, probe), names[str(reason)])
-    check(any("active_warpz" in p for p in problems), f"a wrong signal name went unnoticed: {problems}")
+    # The structure modules' signals are listed (and shown, above) by their
+    # scoped names; a wrong one, SM-wide or in a module, is caught.
+    listed = [n for n, _ in save_file_signals(gtkw)]
+    for name in ("gpu.sm0.scheduler0.issued_warp", "gpu.sm0.bank_arbitrator.grants_this_cycle[31:0]"):
+        check(name in listed, f"{name} not in the save file")
+    for right, wrong_name in (("gpu.sm0.active_warps[31:0]", "gpu.sm0.active_warpz[31:0]"),
+                              ("gpu.sm0.bank_arbitrator.grants_this_cycle[31:0]",
+                               "gpu.sm0.bank_arbitrator.grantz_this_cycle[31:0]")):
+        wrong = ctx.tmp / "wrong.gtkw"
+        wrong.write_text(gtkw.read_text().replace(right, wrong_name))
+        problems = gtkwave_problems(wrong, *gtkwave_shows(ctx, wrong, t, probe), names[str(reason)])
+        check(any(wrong_name in p for p in problems), f"a wrong signal name went unnoticed: {problems}")
 
 
 # --- Jatala register / scratchpad sharing (regshare, spmshare)

@@ -73,9 +73,7 @@ void register_cycle_gate() {
               uint32_t, std::shared_ptr<KernelSharedState>) {
     auto state = std::make_shared<CycleGateState>();
     state->period = settings_as<CycleGateSettings>(s).period;
-    Mechanism m;
-    m.admission = make_default_admission(sm, k, origin);
-    m.route = make_default_route(sm.register_banks);
+    Mechanism m = make_default_mechanism(sm, k, origin);
     m.gate = std::make_unique<CycleGate>(state);
     m.hooks = std::make_unique<CycleGateHooks>(state);
     return m;

@@ -39,6 +39,26 @@ TEST(ModuleHierarchy, ListsEveryGpuWideStructureWithItsPlainClass) {
   EXPECT_NE(listing.find("\n    gpu.memory.l2_slice0 "), std::string::npos) << listing;
 }
 
+TEST(ModuleHierarchy, ListsEachSmsStructuresUnderTheSm) {
+  RunRequest req;
+  req.config = "fermi-gtx480";
+  req.kernel = "hotspot";
+  const std::string listing = module_hierarchy(req);
+  for (const char* sm : {"sm0", "sm14"}) {
+    const std::string p = std::string(R"(gpu\.)") + sm + R"(\.)";
+    EXPECT_TRUE(has_line(listing, p + R"(register_file +register file +BankArray)")) << listing;
+    EXPECT_TRUE(has_line(listing, p + R"(bank_arbitrator +bank arbitrator +BankArbitrator)")) << listing;
+    EXPECT_TRUE(has_line(listing, p + R"(operand_collectors +operand collectors +OperandCollectors)")) << listing;
+    EXPECT_TRUE(has_line(listing, p + R"(scratchpad +scratchpad +Scratchpad)")) << listing;
+    EXPECT_TRUE(has_line(listing, p + R"(l1d +L1 data cache +L1DataCache)")) << listing;
+    // Fermi: two warp schedulers per SM.
+    EXPECT_TRUE(has_line(listing, p + R"(scheduler1 +warp scheduler +SchedulerPolicy)")) << listing;
+    EXPECT_FALSE(has_line(listing, p + R"(scheduler2 .*)")) << listing;
+  }
+  // Indented as children of the SM.
+  EXPECT_NE(listing.find("\n    gpu.sm0.register_file "), std::string::npos) << listing;
+}
+
 TEST(ModuleHierarchy, RejectsWhatARunRejects) {
   RunRequest req;
   req.kernel = "hotspot";

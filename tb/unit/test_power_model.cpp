@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "tb/common/input_error_of.hpp"
 #include "hw/common/error.hpp"
 #include "hw/power/cacti_results.hpp"
 #include "hw/power/power_model.hpp"
@@ -57,15 +58,7 @@ AddedHardware added(const GpuSpec& spec, const std::string& m) {
   return mechanism_registry().configure({m, {}, ""}).hardware(spec);
 }
 
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using tb::input_error_of;
 
 }  // namespace
 
@@ -81,7 +74,7 @@ TEST(PowerCactiResults, ReadsFixture) {
 
 TEST(PowerCactiResults, UnknownStructureListsKnown) {
   const CactiResults r = fixture();
-  const std::string msg = error_of([&] { r.at("warp_scheduler"); });
+  const std::string msg = input_error_of([&] { r.at("warp_scheduler"); });
   EXPECT_NE(msg.find("warp_scheduler"), std::string::npos) << msg;
   EXPECT_NE(msg.find("register_file_bank"), std::string::npos) << msg;
 }
@@ -92,16 +85,16 @@ TEST(PowerCactiResults, MalformedEntryNamesFileAndKey) {
   ASSERT_NE(bad.find(good), std::string::npos);
   bad.replace(bad.find(good), good.size(), "\"leakage_mw\": \"x\"");
   const std::string path = write_temp(bad, "bad");
-  const std::string msg = error_of([&] { load_cacti_results_file(path); });
+  const std::string msg = input_error_of([&] { load_cacti_results_file(path); });
   EXPECT_NE(msg.find(path), std::string::npos) << msg;
   EXPECT_NE(msg.find("structures.register_file_bank.leakage_mw"), std::string::npos) << msg;
 
   const std::string path2 = write_temp("{not json", "notjson");
-  EXPECT_NE(error_of([&] { load_cacti_results_file(path2); }).find("not valid JSON"), std::string::npos);
+  EXPECT_NE(input_error_of([&] { load_cacti_results_file(path2); }).find("not valid JSON"), std::string::npos);
 }
 
 TEST(PowerCactiResults, UnknownNodeListsKnownNodes) {
-  const std::string msg = error_of([] { cacti_results_path("7nm"); });
+  const std::string msg = input_error_of([] { cacti_results_path("7nm"); });
   EXPECT_NE(msg.find("7nm"), std::string::npos) << msg;
   EXPECT_NE(msg.find("40nm"), std::string::npos) << msg;
 }
@@ -180,18 +173,18 @@ TEST(PowerEnergy, UnknownStructureAndBadOptionsAreInputErrors) {
   ActivityCounters a;
   a["warp_scheduler"] = {1, 0, 1};
   const CactiResults f = fixture();
-  std::string msg = error_of([&] { energy_report(spec, a, 1.0, EnergyOptions{}, f); });
+  std::string msg = input_error_of([&] { energy_report(spec, a, 1.0, EnergyOptions{}, f); });
   EXPECT_NE(msg.find("warp_scheduler"), std::string::npos) << msg;
   EXPECT_NE(msg.find("dram"), std::string::npos) << msg;
   EXPECT_NE(msg.find("register_file_bank"), std::string::npos) << msg;
 
   EnergyOptions o;
   o.gated_sms = 16;
-  EXPECT_NE(error_of([&] { energy_report(spec, {}, 1.0, o, f); }).find("gated_sms"), std::string::npos);
+  EXPECT_NE(input_error_of([&] { energy_report(spec, {}, 1.0, o, f); }).find("gated_sms"), std::string::npos);
   o.gated_sms = 1;
   o.gated_units = {"register_file"};
-  EXPECT_NE(error_of([&] { energy_report(spec, {}, 1.0, o, f); }).find("cannot be gated"), std::string::npos);
-  EXPECT_NE(error_of([&] { energy_report(spec, {}, -1.0, EnergyOptions{}, f); }).find("simulated_seconds"),
+  EXPECT_NE(input_error_of([&] { energy_report(spec, {}, 1.0, o, f); }).find("cannot be gated"), std::string::npos);
+  EXPECT_NE(input_error_of([&] { energy_report(spec, {}, -1.0, EnergyOptions{}, f); }).find("simulated_seconds"),
             std::string::npos);
 }
 
@@ -276,6 +269,6 @@ TEST(PowerArea, EveryPapersMechanismIsCostedAndAnUnknownNodeListsKnown) {
   const GpuSpec spec;
   for (const char* m : {"baseline", "regshare", "spmshare", "zorua", "expars", "occ", "bal", "bigsm", "bigsm_occ"})
     EXPECT_TRUE(mechanism_registry().contains(m)) << m;
-  EXPECT_NE(error_of([&] { area_report(spec, "zorua", added(spec, "zorua"), "7nm"); }).find("40nm"),
+  EXPECT_NE(input_error_of([&] { area_report(spec, "zorua", added(spec, "zorua"), "7nm"); }).find("40nm"),
             std::string::npos);
 }

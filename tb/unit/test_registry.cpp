@@ -5,21 +5,14 @@
 
 #include <string>
 
+#include "tb/common/input_error_of.hpp"
 #include "hw/common/error.hpp"
 #include "hw/sharing/registry.hpp"
 
 namespace smshare {
 namespace {
 
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using tb::input_error_of;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -45,11 +38,7 @@ MechanismDescriptor toy(const std::string& name, bool simulated = true) {
                      const MechanismSettings&) { return baseline_occupancy(sm, k, origin); };
     d.make = [](const SmSpec& sm, const KernelResources& k, const std::string& origin, const MechanismSettings&,
                 uint32_t, std::shared_ptr<KernelSharedState>) {
-      Mechanism m;
-      m.admission = make_default_admission(sm, k, origin);
-      m.route = make_default_route(sm.register_banks);
-      m.gate = make_open_gate();
-      return m;
+      return make_default_mechanism(sm, k, origin);
     };
   }
   return d;
@@ -65,7 +54,7 @@ MechanismDescriptor plain(const std::string& name) {
 TEST(MechanismRegistry, DuplicateNameIsRejected) {
   MechanismRegistry r;
   r.add(toy("alpha"));
-  const std::string msg = error_of([&] { r.add(toy("alpha")); });
+  const std::string msg = input_error_of([&] { r.add(toy("alpha")); });
   EXPECT_TRUE(has(msg, "'alpha' is registered twice")) << msg;
   EXPECT_EQ(r.names(), std::vector<std::string>{"alpha"});
 }
@@ -74,7 +63,7 @@ TEST(MechanismRegistry, UnknownMechanismListsTheRegisteredOnes) {
   MechanismRegistry r;
   r.add(toy("alpha"));
   r.add(toy("beta", false));
-  const std::string msg = error_of([&] { r.at("gamma"); });
+  const std::string msg = input_error_of([&] { r.at("gamma"); });
   EXPECT_TRUE(has(msg, "--mechanism")) << msg;
   EXPECT_TRUE(has(msg, "'gamma'")) << msg;
   EXPECT_TRUE(has(msg, "known: alpha, beta")) << msg;
@@ -86,7 +75,7 @@ TEST(MechanismRegistry, SettingsOfAnotherFamilyAreRejectedNamingItsMechanisms) {
   r.add(plain("base"));
   r.add(toy("alpha"));
   r.add(toy("beta"));
-  const std::string msg = error_of([&] { r.configure({"base", {"toy.depth=2"}, ""}); });
+  const std::string msg = input_error_of([&] { r.configure({"base", {"toy.depth=2"}, ""}); });
   EXPECT_TRUE(has(msg, "--set toy.depth")) << msg;
   EXPECT_TRUE(has(msg, "alpha or beta")) << msg;
   EXPECT_TRUE(has(msg, "not 'base'")) << msg;
@@ -102,10 +91,10 @@ TEST(MechanismRegistry, FamilyKeysAreTypedAndUnknownKeysNameTheNearest) {
   EXPECT_TRUE(settings_as<ToySettings>(c.settings()).fast);
   const std::vector<std::pair<std::string, std::string>> effective = {{"toy.depth", "8"}, {"toy.fast", "true"}};
   EXPECT_EQ(c.effective(), effective);
-  std::string msg = error_of([&] { r.configure({"alpha", {"toy.dpeth=8"}, ""}); });
+  std::string msg = input_error_of([&] { r.configure({"alpha", {"toy.dpeth=8"}, ""}); });
   EXPECT_TRUE(has(msg, "unknown key")) << msg;
   EXPECT_TRUE(has(msg, "toy.depth")) << msg;
-  msg = error_of([&] { r.configure({"alpha", {"toy.depth=17"}, ""}); });
+  msg = input_error_of([&] { r.configure({"alpha", {"toy.depth=17"}, ""}); });
   EXPECT_TRUE(has(msg, "[1, 16]")) << msg;
 }
 
@@ -121,7 +110,7 @@ TEST(MechanismRegistry, SharingShorthandNeedsAFamilyWithASharingKey) {
   };
   r.add(shares);
   EXPECT_EQ(r.configure({"sharer", {}, "3"}).effective().front().second, "3");
-  const std::string msg = error_of([&] { r.configure({"alpha", {}, "3"}); });
+  const std::string msg = input_error_of([&] { r.configure({"alpha", {}, "3"}); });
   EXPECT_TRUE(has(msg, "--sharing: mechanism 'alpha' does not share resources")) << msg;
   EXPECT_TRUE(has(msg, "applies to sharer")) << msg;
 }
@@ -130,11 +119,11 @@ TEST(MechanismRegistry, KeysOutsideTheFamilyAndFactoriesWithoutOccupancyAreRejec
   MechanismRegistry r;
   MechanismDescriptor stray = toy("stray");
   stray.family = "other";
-  EXPECT_TRUE(has(error_of([&] { r.add(stray); }), "outside its family")) << error_of([&] { r.add(stray); });
+  EXPECT_TRUE(has(input_error_of([&] { r.add(stray); }), "outside its family")) << input_error_of([&] { r.add(stray); });
   EXPECT_FALSE(r.contains("stray"));
   MechanismDescriptor blind = toy("blind");
   blind.occupancy = nullptr;
-  EXPECT_TRUE(has(error_of([&] { r.add(blind); }), "no occupancy calculator"));
+  EXPECT_TRUE(has(input_error_of([&] { r.add(blind); }), "no occupancy calculator"));
 }
 
 TEST(MechanismRegistry, CostOnlyMechanismIsRefusedByRunListingTheSimulatedOnes) {
@@ -142,7 +131,7 @@ TEST(MechanismRegistry, CostOnlyMechanismIsRefusedByRunListingTheSimulatedOnes) 
   r.add(toy("alpha"));
   r.add(toy("beta", false));
   const ConfiguredMechanism beta = r.configure({"beta", {}, ""});
-  const std::string msg = error_of([&] { beta.require_simulated("run"); });
+  const std::string msg = input_error_of([&] { beta.require_simulated("run"); });
   EXPECT_TRUE(has(msg, "run --mechanism: 'beta'")) << msg;
   EXPECT_TRUE(has(msg, "not simulated yet")) << msg;
   EXPECT_TRUE(has(msg, "accepts: alpha")) << msg;

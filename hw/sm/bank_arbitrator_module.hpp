@@ -1,0 +1,43 @@
+// gpu.smN.bank_arbitrator: grants the SM's single-ported banks (register
+// file, operand cache, scratchpad, a neighbour's register file) one access
+// per bank per cycle. Its state is the BankArbitrator (grant rules in
+// bank_arbitrator.hpp).
+//
+// Probes (plain stores, cleared when the SM's cycle starts):
+// `grants_this_cycle` and `conflicts_this_cycle`, all groups together.
+// Counters: accesses granted and refused per bank group, as each group's
+// banks count them (a neighbour's remote accesses to this SM's register
+// file are in its register_file counts: the banks served them).
+#pragma once
+
+#include <string>
+
+#include "hw/common/structure_module.hpp"
+#include "hw/sm/bank_arbitrator.hpp"
+
+namespace smshare {
+
+class BankArbitratorModule : public StructureModule {
+ public:
+  BankArbitratorModule(sc_core::sc_module_name name, const BankArbitrator& arbitrator, uint32_t sm)
+      : StructureModule(name, "bank arbitrator", "BankArbitrator", sm), arbitrator_(arbitrator) {
+    probe("grants_this_cycle", arbitrator.probes().grants_this_cycle);
+    probe("conflicts_this_cycle", arbitrator.probes().conflicts_this_cycle);
+  }
+
+  StructureCounters counters() const override {
+    StructureCounters c;
+    for (unsigned g = 0; g < kNumBankGroups; ++g) {
+      const BankArray& banks = arbitrator_.group(static_cast<BankGroup>(g));
+      const std::string group = to_string(static_cast<BankGroup>(g));
+      c.emplace_back(group + "_grants", banks.total_reads() + banks.total_writes());
+      c.emplace_back(group + "_conflicts", banks.total_conflicts());
+    }
+    return c;
+  }
+
+ private:
+  const BankArbitrator& arbitrator_;
+};
+
+}  // namespace smshare

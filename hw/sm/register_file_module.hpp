@@ -1,0 +1,34 @@
+// gpu.smN.register_file: the SM's register banks (sm.register_banks
+// single-ported banks). Its state is the RegisterFile BankArray inside the
+// SM's BankArbitrator, which grants the accesses (bank_arbitrator.hpp).
+//
+// Probes (plain stores of the bank array, cleared when the SM's cycle
+// starts): `reads_this_cycle`, `writes_this_cycle`, `conflicts_this_cycle`
+// (requests refused because their bank was taken).
+#pragma once
+
+#include "hw/common/structure_module.hpp"
+#include "hw/sm/bank_arbitrator.hpp"
+
+namespace smshare {
+
+class RegisterFileModule : public StructureModule {
+ public:
+  RegisterFileModule(sc_core::sc_module_name name, const BankArray& banks, uint32_t sm)
+      : StructureModule(name, "register file", "BankArray", sm), banks_(banks) {
+    probe("reads_this_cycle", banks.probes().reads_this_cycle);
+    probe("writes_this_cycle", banks.probes().writes_this_cycle);
+    probe("conflicts_this_cycle", banks.probes().conflicts_this_cycle);
+  }
+
+  StructureCounters counters() const override {
+    return {{"reads", banks_.total_reads()},
+            {"writes", banks_.total_writes()},
+            {"conflicts", banks_.total_conflicts()}};
+  }
+
+ private:
+  const BankArray& banks_;
+};
+
+}  // namespace smshare

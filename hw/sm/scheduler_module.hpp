@@ -1,0 +1,37 @@
+// gpu.smN.scheduler<s>: warp scheduler s, which issues the first ready warp
+// of its warps (slots w with w mod sm.num_schedulers = s) in the order its
+// SchedulerPolicy (lrr, gto, two-level, owf) gives. The policy holds the
+// ordering state; SmCore's issue stage fills the SchedulerProbes.
+//
+// Probes (plain stores of SmCore::issue): `issued_warp`, the warp slot it
+// issued this cycle (-1 = none; signed); `ready_warps`, its warps ready to
+// issue as far as they themselves are concerned (the mechanism's gate or a
+// full collector pool may still hold them). Counter: `issued`.
+#pragma once
+
+#include "hw/common/structure_module.hpp"
+#include "hw/sm/scheduler_policy.hpp"
+#include "hw/sm/sm_core.hpp"
+
+namespace smshare {
+
+class SchedulerModule : public StructureModule {
+ public:
+  SchedulerModule(sc_core::sc_module_name name, const SchedulerPolicy& policy, const SchedulerProbes& probes,
+                  uint32_t sm)
+      : StructureModule(name, "warp scheduler", "SchedulerPolicy", sm), policy_(policy), probes_(probes) {
+    probe("issued_warp", probes.issued_warp);
+    probe("ready_warps", probes.ready_warps);
+  }
+
+  // The policy's name ("lrr", "gto", ...).
+  std::string policy() const { return policy_.name(); }
+
+  StructureCounters counters() const override { return {{"issued", probes_.issued}}; }
+
+ private:
+  const SchedulerPolicy& policy_;
+  const SchedulerProbes& probes_;
+};
+
+}  // namespace smshare
