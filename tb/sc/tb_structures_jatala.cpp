@@ -1,5 +1,5 @@
-// Testbench of Jatala's structure modules, gpu.smN.lock_array and
-// gpu.smN.pair_table: first each module over one SM's Jatala state
+// Testbench of Jatala's structure modules, gpu.smN.lock_array,
+// gpu.smN.pair_table and gpu.smN.dynamic_warp_execution: first each module over one SM's Jatala state
 // (jatala::make, the mechanism instance the SM would hold) without an SM,
 // driven through the mechanism's own interface as the SM drives it (admit,
 // may_issue, warp_finished, release), cycle by cycle, with hand-derived
@@ -13,6 +13,7 @@
 #include "common/scripted_kernel.hpp"
 #include "common/structure_bench.hpp"
 #include "hw/common/gpu_config.hpp"
+#include "hw/sharing/jatala/dwe_module.hpp"
 #include "hw/sharing/jatala/lock_array_module.hpp"
 #include "hw/sharing/jatala/pair_table_module.hpp"
 #include "hw/sharing/registry.hpp"
@@ -22,6 +23,7 @@
 namespace smshare::tb {
 namespace {
 
+using jatala::DweModule;
 using jatala::LockArrayModule;
 using jatala::PairTableModule;
 using jatala::Resource;
@@ -242,6 +244,38 @@ TEST(PairTableModule, SeatsUnsharedCtasFirstThenPairsAndPassesOwnershipWhenTheOw
   EXPECT_EQ(counter(dut, "unshared_placements"), 1u);
   EXPECT_EQ(counter(dut, "shared_placements"), 3u);
   EXPECT_EQ(counter(dut, "ownership_transfers"), 1u);
+}
+
+TEST(DweModule, TheReferenceSmHoldsNonOwnerGlobalLoadsAndAnotherSmStartsAtProbabilityOne) {
+  // Sec. IV-C: SM0 never issues a non-owner warp's global memory
+  // instruction; every other SM starts with probability 1 (100 %).
+  const GpuSpec spec = sm_with(3840, 2);
+  Mechanism sm0 = jatala_instance("regshare", spec.sm, two_warp_ctas(), {"jatala.dynamic_warp_execution=true"});
+  const ConfiguredMechanism regshare =
+      mechanism_registry().configure({"regshare", {"jatala.dynamic_warp_execution=true", "jatala.sharing=0.5"}, ""});
+  Mechanism sm1 = regshare.make(spec.sm, two_warp_ctas(), "scripted", 1);
+  DweModule dut0("dwe0", 0), dut1("dwe1", 1);
+  EXPECT_STREQ(dut0.kind(), "dynamic warp execution");
+  EXPECT_STREQ(dut0.plain_class(), "DynamicWarpExecution");
+  const WarpInstruction load = mem(OpClass::GlobalLoad, 1, 0, 4);  // r1: private, no lock
+  for (Mechanism* m : {&sm0, &sm1}) {  // the launch
+    admit(*m, 0);  // TB1: the owner (arrived first)
+    admit(*m, 1);  // TB2: the non-owner
+  }
+  dut0.bind(sm0);
+  dut1.bind(sm1);
+  StructureBench bench0("bench0", dut0, kCycle, 1, [&](uint64_t cycle) {
+    if (cycle != 0) return;
+    EXPECT_TRUE(sm0.gate->may_issue(W1, load, 0)) << "the owner's loads are never held";
+    EXPECT_FALSE(sm0.gate->may_issue(W3, load, 0)) << "SM0: probability 0 for the non-owner";
+    EXPECT_TRUE(sm1.gate->may_issue(W3, load, 0)) << "SM1: probability 1";
+  });
+  StructureBench bench1("bench1", dut1, kCycle, 1, [](uint64_t) {});
+  sc_core::sc_start();
+  EXPECT_EQ(bench0.probe("probability_pct", 0), 0);
+  EXPECT_EQ(bench1.probe("probability_pct", 0), 100);
+  EXPECT_EQ(counter(dut0, "refusals"), 1u);
+  EXPECT_EQ(counter(dut1, "refusals"), 0u);
 }
 
 // The structure's modules in a regshare run: each SM has them from
