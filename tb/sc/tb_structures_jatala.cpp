@@ -299,10 +299,11 @@ TEST(JatalaModules, ARegshareRunHasThemUnderEachSmAndTheirCountersAreTheReportsM
   const ConfiguredMechanism regshare = mechanism_registry().configure({"regshare", {}, "0.5"});
   GpuModule gpu("gpu", spec, {&k}, regshare, "scripted");
   const std::string tree = describe_hierarchy(gpu);  // what --list-modules prints
-  for (const auto& [module, kind, plain] : {std::tuple{"gpu.sm0.lock_array", "register lock array", "RegisterLockArray"},
-                                            std::tuple{"gpu.sm0.pair_table", "pair table", "PairTable"},
-                                            std::tuple{"gpu.sm1.lock_array", "register lock array", "RegisterLockArray"},
-                                            std::tuple{"gpu.sm1.pair_table", "pair table", "PairTable"}}) {
+  using Row = std::tuple<const char*, const char*, const char*>;  // module, kind, plain class
+  for (const auto& [module, kind, plain] : {Row{"gpu.sm0.lock_array", "register lock array", "RegisterLockArray"},
+                                            Row{"gpu.sm0.pair_table", "pair table", "PairTable"},
+                                            Row{"gpu.sm1.lock_array", "register lock array", "RegisterLockArray"},
+                                            Row{"gpu.sm1.pair_table", "pair table", "PairTable"}}) {
     const std::regex line(std::string("\\n *") + module + " +" + kind + " +" + plain + "\\n");
     EXPECT_TRUE(std::regex_search(tree, line)) << module << " (" << kind << ", " << plain << ") not in\n" << tree;
   }

@@ -80,11 +80,14 @@ class LockArrayModule : public MechanismStructureModule {
 
   StructureCounters instance_counters() const override {
     const bool regs = resource_ == Resource::Registers;
-    StructureCounters c{{"reads", !state_ ? 0 : regs ? state_->register_locks().reads() : state_->scratchpad_locks().reads()},
-                        {"writes", !state_ ? 0 : regs ? state_->register_locks().writes() : state_->scratchpad_locks().writes()},
-                        {"acquisitions", state_ ? array_acquisitions() : 0},
-                        {"lock_waits", state_ ? state_->lock_waits() : 0}};
-    if (regs) c.push_back({"rule_refusals", state_ ? state_->rule_refusals() : 0});
+    StructureCounters c{{"reads", 0}, {"writes", 0}, {"acquisitions", 0}, {"lock_waits", 0}};
+    if (regs) c.push_back({"rule_refusals", 0});
+    if (!state_) return c;
+    c[0].second = regs ? state_->register_locks().reads() : state_->scratchpad_locks().reads();
+    c[1].second = regs ? state_->register_locks().writes() : state_->scratchpad_locks().writes();
+    c[2].second = array_acquisitions();
+    c[3].second = state_->lock_waits();
+    if (regs) c[4].second = state_->rule_refusals();
     return c;
   }
 
