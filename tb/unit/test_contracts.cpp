@@ -43,7 +43,9 @@ TEST(SchedulerPolicyContract, EveryPolicyOrdersOnlyValidWarpsEachOnce) {
         EXPECT_TRUE(it->valid) << name << ": ordered an invalid warp";
         EXPECT_TRUE(seen.insert(slot).second) << name << ": ordered slot " << slot << " twice";
       }
-      if (any_valid) EXPECT_FALSE(order.empty()) << name << ": ordered nothing while warps are valid";
+      if (any_valid) {
+        EXPECT_FALSE(order.empty()) << name << ": ordered nothing while warps are valid";
+      }
       if (!order.empty()) policy->issued(order.front());
     }
   }
@@ -103,7 +105,9 @@ TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
             EXPECT_LE(m.gate->priority_class(ctx), 2u) << what;
             for (uint16_t r = 0; r < p.resources.regs_per_thread; ++r) {
               const OperandRoute route = m.route->route(ctx, r, false, 0);
-              if (!route.retry) EXPECT_LT(route.bank, spec.sm.register_banks) << what;
+              if (!route.retry) {
+                EXPECT_LT(route.bank, spec.sm.register_banks) << what;
+              }
             }
           }
 
