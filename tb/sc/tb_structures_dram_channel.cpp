@@ -4,11 +4,11 @@
 // structure: build the plain object, bind the module, drive it cycle by
 // cycle with StructureBench, and check times, probes and counters.
 //
-// Round numbers (tb/common/round_dram_spec.hpp): 1 ns core cycle; DRAM tRCD
+// Round numbers (tb/common/round_memory_specs.hpp): 1 ns core cycle; DRAM tRCD
 // 12 ns, tCL 10 ns, tRP 14 ns, tRAS 30 ns, one 128 B line on the bus per 4 ns.
 #include <gtest/gtest.h>
 
-#include "common/round_dram_spec.hpp"
+#include "common/round_memory_specs.hpp"
 #include "common/structure_bench.hpp"
 #include "hw/mem/dram_channel_module.hpp"
 

@@ -5,10 +5,10 @@
 //
 // Round numbers: 1 ns core cycle; hit latency 10 cycles; the data port moves
 // 64 B per cycle (a 128 B line holds it 2 cycles); DRAM as in
-// tb/common/round_dram_spec.hpp (a closed-bank read is back 26 ns later).
+// tb/common/round_memory_specs.hpp (a closed-bank read is back 26 ns later).
 #include <gtest/gtest.h>
 
-#include "common/round_dram_spec.hpp"
+#include "common/round_memory_specs.hpp"
 #include "common/structure_bench.hpp"
 #include "hw/mem/l2_slice_module.hpp"
 
@@ -17,15 +17,6 @@ namespace {
 
 constexpr uint64_t kCycle = 1000;  // ps
 
-L2Spec round_l2_spec() {
-  L2Spec l;
-  l.size_bytes = 2 * 1024;  // two partitions of 4 sets x 2 ways x 128 B
-  l.line_bytes = 128;
-  l.ways = 2;
-  l.hit_latency = 10;
-  l.bytes_per_cycle = 64;
-  return l;
-}
 
 TEST(L2SliceModule, MissThenHitUnderTheFillThenHit) {
   DramChannelTiming dram(round_dram_spec(), 128);

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "common/scripted_kernel.hpp"
 #include "common/structure_bench.hpp"
 #include "hw/sm/scratchpad_module.hpp"
 
@@ -16,14 +17,7 @@ namespace {
 constexpr uint64_t kCycle = 1000;  // ps
 
 // An LDS of all 32 lanes, lane i at word address base + i * stride bytes.
-WarpInstruction lds(uint64_t base, uint64_t stride) {
-  WarpInstruction inst;
-  inst.op = OpClass::SharedLoad;
-  inst.access_bytes = 4;
-  inst.active_mask = 0xFFFFFFFFu;
-  for (unsigned lane = 0; lane < kWarpLanes; ++lane) inst.addr[lane] = base + lane * stride;
-  return inst;
-}
+WarpInstruction lds(uint64_t base, uint64_t stride) { return tb::mem(OpClass::SharedLoad, /*reg=*/1, base, stride); }
 
 TEST(ScratchpadModule, AFourWayConflictHoldsTheBanksFourCyclesAndReturnsAtLatencyPlusThree) {
   SmSpec spec;  // Fermi: 32 banks, latency 26

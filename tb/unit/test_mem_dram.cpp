@@ -7,7 +7,7 @@
 #include <set>
 #include <utility>
 
-#include "tb/common/round_dram_spec.hpp"
+#include "tb/common/round_memory_specs.hpp"
 #include "hw/mem/dram_address_map.hpp"
 #include "hw/mem/dram_channel.hpp"
 

@@ -4,7 +4,7 @@
 // test_mem_dram.cpp (tRCD 12 ns, tCL 10 ns, 4 ns per line).
 #include <gtest/gtest.h>
 
-#include "tb/common/round_dram_spec.hpp"
+#include "tb/common/round_memory_specs.hpp"
 #include "hw/mem/dram_channel.hpp"
 #include "hw/mem/l2_slice.hpp"
 #include "hw/mem/port_reservation.hpp"
@@ -37,19 +37,10 @@ TEST(MemPortReservation, NextFreeTimeQueuesAndLeavesGaps) {
 }
 
 
-L2Spec l2_spec() {
-  L2Spec l;
-  l.size_bytes = 2 * 1024;  // two partitions of 4 sets x 2 ways x 128 B
-  l.line_bytes = 128;
-  l.ways = 2;
-  l.hit_latency = 10;
-  l.bytes_per_cycle = 64;
-  return l;
-}
 
 struct Slice {
   DramChannelTiming dram{tb::round_dram_spec(), 128};
-  L2Slice l2{l2_spec(), 2, 1000, dram};
+  L2Slice l2{tb::round_l2_spec(), 2, 1000, dram};
 };
 
 constexpr uint64_t kHit = 10000;

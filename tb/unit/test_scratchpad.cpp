@@ -3,19 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "hw/sm/scratchpad.hpp"
+#include "tb/common/scripted_kernel.hpp"
 
 namespace smshare {
 namespace {
 
 // All 32 lanes active, lane i at base + i * stride, 4 bytes each.
-WarpInstruction lds(uint64_t base, uint64_t stride) {
-  WarpInstruction inst;
-  inst.op = OpClass::SharedLoad;
-  inst.access_bytes = 4;
-  inst.active_mask = 0xFFFFFFFFu;
-  for (unsigned lane = 0; lane < kWarpLanes; ++lane) inst.addr[lane] = base + lane * stride;
-  return inst;
-}
+WarpInstruction lds(uint64_t base, uint64_t stride) { return tb::mem(OpClass::SharedLoad, /*reg=*/1, base, stride); }
 
 struct ScratchpadTest : ::testing::Test {
   SmSpec spec;  // Fermi defaults: 32 banks, latency 26
