@@ -23,15 +23,26 @@ namespace smshare {
 
 class MechanismStructureModule : public StructureModule {
  public:
-  // At a kernel's launch, once the SM holds the kernel's mechanism instance
-  // `m`, which stays alive until the next bind (or the end of the run).
+  // At a kernel's launch, before the SM replaces its mechanism instance
+  // (which destroys the old one): the counters of the instance bound so far
+  // join the module's totals, and the module reads that instance no more.
+  void retire() {
+    if (bound_) earlier_ = sum(earlier_, instance_counters());
+    bound_ = false;
+  }
+  // Then, once the SM holds the kernel's instance `m` (alive until the next
+  // retire(), or the end of the run).
   void bind(const Mechanism& m) {
-    earlier_ = sum(earlier_, instance_counters());
     attach(m);
+    bound_ = true;
   }
 
   // The counters of every instance bound so far, summed.
-  StructureCounters counters() const final { return sum(earlier_, instance_counters()); }
+  // (Before the first bind: the instance counters' names, all 0.)
+  StructureCounters counters() const final {
+    if (bound_) return sum(earlier_, instance_counters());
+    return earlier_.empty() ? instance_counters() : earlier_;
+  }
 
  protected:
   using StructureModule::StructureModule;
@@ -49,7 +60,8 @@ class MechanismStructureModule : public StructureModule {
     return b;
   }
 
-  StructureCounters earlier_;  // of the instances bound before the current one
+  StructureCounters earlier_;  // of the instances retired
+  bool bound_ = false;         // an instance is attached and alive
 };
 
 }  // namespace smshare

@@ -34,6 +34,9 @@ SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& 
 }
 
 void SmModule::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher) {
+  // The previous kernel's instance dies in core_->begin_kernel: its counters
+  // are read first.
+  for (const auto& m : mechanism_modules_) m->retire();
   core_->begin_kernel(kernel, std::move(mechanism), dispatcher);
   for (const auto& m : mechanism_modules_) m->bind(core_->mechanism());
 }

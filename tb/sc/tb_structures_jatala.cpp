@@ -333,5 +333,36 @@ TEST(JatalaModules, ARegshareRunHasThemUnderEachSmAndTheirCountersAreTheReportsM
   EXPECT_EQ(both(*table0, *table1, "ownership_transfers"), stats["ownership_transfers"].get<uint64_t>());
 }
 
+// A stream of two kernels: at the second launch the first kernel's
+// mechanism instance is destroyed, after the modules have taken its counters
+// (they read freed memory before retire() existed); the modules then count
+// both kernels, every warp of each acquiring its lock once.
+TEST(JatalaModules, CountersRunOverEveryKernelOfAStream) {
+  auto body = [](uint32_t, uint32_t w) {
+    std::vector<WarpInstruction> v;
+    v.push_back(alu(static_cast<uint16_t>(25 + w), {2}));  // a shared register of warp pair w
+    v.push_back(alu(3, {3}));
+    return v;
+  };
+  ScriptedKernel a("a", two_warp_ctas(4), body), b("b", two_warp_ctas(4), body);
+  const GpuSpec spec = sm_with(3840, 2);
+  const ConfiguredMechanism regshare = mechanism_registry().configure({"regshare", {}, "0.5"});
+  GpuModule gpu("gpu", spec, {&a, &b}, regshare, "scripted");
+  sc_core::sc_start();
+
+  ASSERT_TRUE(gpu.kernels()[1].finished);
+  const nlohmann::json last_kernel =
+      simulation_report(gpu, {"regshare", "lrr", 0, "scripted"}, regshare.hardware(spec), regshare.effective(), 0)
+          ["mechanism_stats"];
+  uint64_t acquisitions = 0, shared = 0;
+  for (const char* sm : {"gpu.sm0", "gpu.sm1"}) {
+    acquisitions += counter(*dynamic_cast<StructureModule*>(sc_core::sc_find_object((std::string(sm) + ".lock_array").c_str())), "acquisitions");
+    shared += counter(*dynamic_cast<StructureModule*>(sc_core::sc_find_object((std::string(sm) + ".pair_table").c_str())), "shared_placements");
+  }
+  EXPECT_EQ(last_kernel["lock_acquisitions"].get<uint64_t>(), 8u);  // the report: the last kernel's
+  EXPECT_EQ(acquisitions, 2 * 8u);                                   // the modules: both kernels'
+  EXPECT_EQ(shared, 2 * last_kernel["shared_ctas_launched"].get<uint64_t>());
+}
+
 }  // namespace
 }  // namespace smshare::tb
