@@ -132,6 +132,11 @@ Waveform::Waveform(WaveformOptions options) : impl_(std::make_unique<Impl>()) {
       throw InputError("--vcd " + path + ": writing FST needs vcd2fst, which is not in PATH; install Debian's "
                        "gtkwave package (apt-get install gtkwave) or write a VCD (--vcd " + w.base + ".vcd)");
   }
+  // The save file is written after the run: a path that cannot take it must
+  // fail now, not after hours of simulation.
+  const std::string gtkw = w.base + ".gtkw";
+  if (std::FILE* f = std::fopen(gtkw.c_str(), "a")) std::fclose(f);
+  else throw InputError("--vcd " + path + ": cannot write the GTKWave save file " + gtkw);
   w.out = std::fopen(w.vcd_path.c_str(), "w");
   if (!w.out) throw InputError("--vcd: cannot write " + w.vcd_path);
   std::setvbuf(w.out, nullptr, _IOFBF, 1 << 20);

@@ -175,6 +175,11 @@ ConfiguredMechanism MechanismRegistry::configure(const MechanismChoice& choice) 
     if (!choice.sharing.empty()) {
       const std::string key = d.family + ".sharing";
       if (table.has(key)) {
+        // One flag for one setting: both would leave the user guessing which won.
+        if (std::find(given.begin(), given.end(), key) != given.end())
+          throw InputError("--sharing " + choice.sharing + " and --set " + key +
+                           ": both set the shared fraction; give one (--sharing P is the shorthand for --set " +
+                           key + "=P)");
         table.set(key, choice.sharing, "--sharing");
         given.push_back(key);
         sharing_applied = true;

@@ -113,6 +113,9 @@ TEST(MechanismRegistry, SharingShorthandNeedsAFamilyWithASharingKey) {
   const std::string msg = input_error_of([&] { r.configure({"alpha", {}, "3"}); });
   EXPECT_TRUE(has(msg, "--sharing: mechanism 'alpha' does not share resources")) << msg;
   EXPECT_TRUE(has(msg, "applies to sharer")) << msg;
+  // The shorthand and its key together: refused, whatever the order.
+  const std::string both = input_error_of([&] { r.configure({"sharer", {"pair.sharing=5"}, "3"}); });
+  EXPECT_TRUE(has(both, "--sharing 3 and --set pair.sharing")) << both;
 }
 
 TEST(MechanismRegistry, KeysOutsideTheFamilyAndFactoriesWithoutOccupancyAreRejected) {

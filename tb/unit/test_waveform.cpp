@@ -244,8 +244,21 @@ TEST_F(WaveformTest, UnwritablePathIsAnInputErrorNamingTheFlag) {
     Waveform w(options("no-such-dir/w.vcd"));
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--vcd: cannot write"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no-such-dir/w.vcd: cannot write"), std::string::npos) << e.what();
   }
+}
+
+// The save file is written after the run: a path that cannot take it is
+// refused before the run starts, and no wave file is left behind.
+TEST_F(WaveformTest, ASaveFilePathThatCannotBeWrittenIsRefusedBeforeTheRun) {
+  fs::create_directory(dir_ / "w.gtkw");
+  try {
+    Waveform w(options("w.vcd"));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write the GTKWave save file"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "w.vcd"));
 }
 
 TEST_F(WaveformTest, MisuseByAModuleIsALogicError) {
