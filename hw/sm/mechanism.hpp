@@ -34,11 +34,6 @@ struct CtaAllocation {
   uint32_t smem_bytes = 0;
   uint32_t threads = 0;
   uint32_t warps = 0;
-  // Role of the CTA for mechanisms that pair CTAs (Jatala): unshared, or
-  // member `member` (0/1) of shared pair `pair`.
-  bool shared = false;
-  uint32_t pair = 0;
-  uint8_t member = 0;
 };
 
 // May another CTA start on this SM, and with which resources.

@@ -38,8 +38,7 @@ bool JatalaSm::admit(uint32_t cta_slot, CtaAllocation& a) {
   if (table_.resident_ctas() >= occupancy_.ctas_per_sm) return false;
   Seat s;
   if (!table_.place(cta_slot, s)) return false;
-  a = {cta_slot, footprint_.registers, footprint_.smem_bytes, footprint_.threads, footprint_.warps,
-       s.shared, s.pair, s.member};
+  a = {cta_slot, footprint_.registers, footprint_.smem_bytes, footprint_.threads, footprint_.warps};
   if (s.shared) {
     // A pair holds Rtb (1 + t): each member is charged half of it.
     uint32_t& share = resource_ == Resource::Registers ? a.registers : a.smem_bytes;
@@ -55,14 +54,15 @@ bool JatalaSm::admit(uint32_t cta_slot, CtaAllocation& a) {
 }
 
 void JatalaSm::release(const CtaAllocation& a) {
+  const Seat s = table_.seat(a.cta_slot);  // the CTA's role is the pair table's, not the SM's
   table_.remove(a.cta_slot);
   regs_allocated_ -= a.registers;
   smem_allocated_ -= a.smem_bytes;
-  if (!a.shared) return;
-  spm_locks_.release(a.pair, a.member);
-  const int before = owner_[a.pair];
-  update_owner(a.pair);
-  if (before == a.member && owner_[a.pair] >= 0 && owner_[a.pair] != a.member) ++ownership_transfers_;
+  if (!s.shared) return;
+  spm_locks_.release(s.pair, s.member);
+  const int before = owner_[s.pair];
+  update_owner(s.pair);
+  if (before == s.member && owner_[s.pair] >= 0 && owner_[s.pair] != s.member) ++ownership_transfers_;
 }
 
 OperandRoute JatalaSm::route(const WarpContext& w, uint16_t reg) {
