@@ -5,6 +5,10 @@
 // update_probes(cycle), then records every probe the module declared, as
 // Waveform::sample would write it. The test reads the recorded values back
 // with probe(name, cycle) and the module's counters() after sc_start().
+//
+// SystemC elaborates one simulation per process, so each TEST needs its own:
+// ctest runs them that way (gtest_discover_tests); by hand, run one at a
+// time: build/tb_structures_scratchpad --gtest_filter=ScratchpadModule.*Four*
 #pragma once
 
 #include <gtest/gtest.h>
