@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "hw/common/error.hpp"
+#include "hw/common/text.hpp"
 #include "hw/common/waveform_save_file.hpp"
 
 extern char** environ;
@@ -22,9 +23,8 @@ namespace smshare {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+// FILE.vcd / FILE.fst with a non-empty FILE.
+bool has_suffix(const std::string& path, const char* suffix) { return path.size() > 4 && ends_with(path, suffix); }
 
 // The executable `program` in PATH, or "" (what a shell would run).
 std::string find_in_path(const std::string& program) {
@@ -121,9 +121,9 @@ Waveform::Waveform(WaveformOptions options) : impl_(std::make_unique<Impl>()) {
   const std::string& path = w.options.path;
   if (path.empty()) throw InputError("--vcd: empty file name");
   if (w.options.cycle_ps == 0) throw std::logic_error("Waveform: cycle_ps must be positive");
-  w.fst = ends_with(path, ".fst");
+  w.fst = has_suffix(path, ".fst");
   // Today's rule: a name without .vcd or .fst gets .vcd appended.
-  w.base = w.fst || ends_with(path, ".vcd") ? path.substr(0, path.size() - 4) : path;
+  w.base = w.fst || has_suffix(path, ".vcd") ? path.substr(0, path.size() - 4) : path;
   w.wave_path = w.fst ? path : w.base + ".vcd";
   w.vcd_path = w.fst ? path + ".tmp.vcd" : w.wave_path;
   if (w.fst) {

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "hw/common/error.hpp"
+#include "hw/common/text.hpp"
 
 namespace smshare {
 
@@ -200,13 +201,6 @@ std::string_view trimmed(const char* b, const char* e) {
 
 std::string shown(std::string_view s) {
   return s.size() > 60 ? std::string(s.substr(0, 60)) + "..." : std::string(s);
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // "key = n" → n; "key = a,b,c" → {a,b,c}. Whitespace around '=' and ',' is free.

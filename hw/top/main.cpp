@@ -158,20 +158,6 @@ CLI::Validator one_of(std::vector<std::string> allowed) {
       "", "one of");
 }
 
-// A scheduler is a name of the model's vocabulary, like a config or a kernel:
-// an unknown one is bad input (exit 1, as for --set sm.scheduler=...), so this
-// check throws InputError instead of returning a usage problem.
-CLI::Validator scheduler_name() {
-  return CLI::Validator(
-      [](const std::string& text) {
-        const auto& allowed = scheduler_policy_names();
-        if (std::find(allowed.begin(), allowed.end(), text) == allowed.end())
-          throw InputError("--scheduler: '" + text + "' is not one of: " + join(allowed));
-        return std::string();
-      },
-      "", "scheduler");
-}
-
 // --vcd-sms 0,3 | all: the SM indices whose probes the waveform shows.
 std::vector<uint32_t> parse_sm_list(const std::string& text) {
   const auto malformed = [&](const std::string& why) {
@@ -274,7 +260,6 @@ void add_output(CLI::App& cmd, Invocation& in) {
 void add_run_only(CLI::App& run, Invocation& in) {
   run.add_option("--scheduler", in.req.scheduler,
                  "warp scheduler: " + join(scheduler_policy_names(), "|") + " (same as --set sm.scheduler=S)")
-      ->check(scheduler_name())
       ->type_name("S");
   run.add_option_function<uint64_t>(
          "--seed", [&in](const uint64_t& seed) { in.req.seed = seed; },
