@@ -1,0 +1,92 @@
+"""Reading a sweep's collected table (`smshare sweep`'s results.json, see
+docs/sweeps.md) and the axes its spec declares, shared by the scripts that
+plot or tabulate sweeps (plot_sweep.py, jatala_fig9.py)."""
+import json
+import os
+
+import yaml
+
+# Runs with a report: a deadlock (exit 3) still reports everything up to the
+# point the SMs stopped. Failed and pending runs have no report.
+DONE = ("ok", "deadlock")
+
+
+class SweepError(Exception):
+    """Bad input (a results.json or a spec); the message names the file."""
+
+
+class Results:
+    """results.json: `rows` are the runs with a report; `skipped` counts the
+    failed and pending ones by status."""
+
+    def __init__(self, path):
+        self.path = path
+        self.dir = os.path.dirname(os.path.abspath(path))
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except OSError as e:
+            raise SweepError(f"{path}: {e.strerror}")
+        except json.JSONDecodeError as e:
+            raise SweepError(f"{path}: not valid JSON: {e}")
+        if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+            raise SweepError(f"{path}: no 'rows' list: not a sweep's results.json")
+        self.name = data.get("sweep", "")
+        self.spec = data.get("spec")
+        self.columns = data.get("columns") or sorted({c for r in data["rows"] for c in r})
+        self.rows = [r for r in data["rows"] if r.get("status") in DONE]
+        self.skipped = {}
+        for r in data["rows"]:
+            if r.get("status") not in DONE:
+                s = r.get("status", "?")
+                self.skipped[s] = self.skipped.get(s, 0) + 1
+
+
+def results_path(arg):
+    """A sweep's --out directory stands for its results.json."""
+    return os.path.join(arg, "results.json") if os.path.isdir(arg) else arg
+
+
+def load_spec(path):
+    try:
+        with open(path) as f:
+            spec = yaml.safe_load(f)
+    except OSError as e:
+        raise SweepError(f"{path}: {e.strerror}")
+    except yaml.YAMLError as e:
+        raise SweepError(f"{path}: not valid YAML: {e}")
+    if not isinstance(spec, dict):
+        raise SweepError(f"{path}: not a sweep spec (a mapping with axes:)")
+    return spec
+
+
+def spec_axes(spec):
+    """{column name: [values in the order the spec gives them]} for every axis
+    of the spec (its `axes` and its grids'), as results.json names them:
+    `set: {key: ...}` is one axis `set.<key>` per key, a bundle axis's values
+    are its labels, and `grid` (the grid index) exists when grids do."""
+    axes = {}
+
+    def add(name, values):
+        seen = axes.setdefault(name, [])
+        for v in values:
+            if v not in seen:
+                seen.append(v)
+
+    def add_all(mapping):
+        for name, value in (mapping or {}).items():
+            if name == "set" and isinstance(value, dict):
+                for key, v in value.items():
+                    add(f"set.{key}", v if isinstance(v, list) else [v])
+            elif isinstance(value, dict):
+                add(name, list(value))
+            else:
+                add(name, value if isinstance(value, list) else [value])
+
+    add_all(spec.get("axes"))
+    grids = spec.get("grids") or []
+    for g in grids:
+        add_all(g)
+    if grids:
+        add("grid", list(range(len(grids))))
+    return axes
