@@ -17,7 +17,8 @@ Entry n (from 1) of `plot:` becomes DIR/<n>-<metric>.png and .svg. Two kinds:
 M is a report field as results.json names it (ipc, cycles,
 counters.l1.misses, ...). Both kinds take `where: {axis: value, ...}` (keep
 only those runs), `panels: C` (one subplot per value of axis C) and `title:`.
-`lines:` and `normalize:` are optional. Every run must land in its own point
+`lines:` and `normalize:` are optional. Runs of a grid without one of the
+entry's axes are not part of its plot. Every run must land in its own point
 or bar: an axis that still varies among the runs of one point is an error
 naming it (fix it with `where:` or `panels:`), never an average.
 Failed and pending runs are left out, with a warning counting them.
@@ -31,41 +32,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sweep_results import Results, SweepError, load_spec, results_path, spec_axes  # noqa: E402
+from sweep_results import Results, SweepError, canon, label, load_spec, results_path, same, spec_axes  # noqa: E402
 
 TOOL = "plot_sweep"
 LINE_KEYS = ("metric", "x", "lines", "panels", "where", "title")
 BAR_KEYS = ("metric", "bars", "groups", "normalize", "panels", "where", "title")
-
-
-def canon(v):
-    """Axis values from YAML and from results.json compare by meaning: 0.5 is
-    "0.5", true is "true"."""
-    if isinstance(v, str):
-        s = v.strip().lower()
-        if s in ("true", "false"):
-            return ("bool", s == "true")
-        try:
-            return ("num", float(s))
-        except ValueError:
-            return ("str", v)
-    if isinstance(v, bool):
-        return ("bool", v)
-    if isinstance(v, (int, float)):
-        return ("num", float(v))
-    return ("str", str(v))
-
-
-def same(a, b):
-    return canon(a) == canon(b)
-
-
-def label(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return f"{v:g}"
-    return str(v)
 
 
 def is_number(v):
@@ -97,7 +68,11 @@ class Entry:
             self.fail("needs metric: a report field such as ipc, cycles or counters.l1.misses")
         if self.metric in axes:
             self.fail(f"metric '{self.metric}' is an axis, not a report field")
-        self.rows = self.filter(entry.get("where") or {})
+        # Runs of a grid that lacks one of the entry's axes are not part of its plot.
+        used = [self.axis(k) for k in ("x", "lines", "panels", "bars", "groups") if k in entry]
+        self.rows = [r for r in self.filter(entry.get("where") or {}) if all(a in r for a in used)]
+        if not self.rows:
+            self.fail(f"no finished run has a value for every one of {', '.join(used)}")
         self.check_metric()
 
     def fail(self, msg):
@@ -153,9 +128,6 @@ class Entry:
         """{(canon(value) of each axis in keys): row}; an error if two runs share a cell."""
         cells = {}
         for r in self.rows:
-            if any(k not in r for k in keys):
-                self.fail(f"run {r.get('hash', '?')} has no value for {', '.join(k for k in keys if k not in r)}"
-                          " (it belongs to a grid without that axis: select with where:)")
             cells.setdefault(tuple(canon(r[k]) for k in keys), []).append(r)
         for group in cells.values():
             if len(group) > 1:
@@ -330,11 +302,13 @@ def file_stem(out, e):
 
 
 def ensure_matplotlib():
+    """Re-runs the running script (this one or one that imports it) with
+    Debian's python3 when this interpreter has no matplotlib."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
-            os.execv("/usr/bin/python3", ["/usr/bin/python3", os.path.abspath(__file__)] + sys.argv[1:])
+            os.execv("/usr/bin/python3", ["/usr/bin/python3", os.path.abspath(sys.argv[0])] + sys.argv[1:])
         print(f"{TOOL}: error: matplotlib is missing: apt-get install -y python3-matplotlib", file=sys.stderr)
         sys.exit(1)
 

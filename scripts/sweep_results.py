@@ -34,12 +34,43 @@ class Results:
         self.name = data.get("sweep", "")
         self.spec = data.get("spec")
         self.columns = data.get("columns") or sorted({c for r in data["rows"] for c in r})
-        self.rows = [r for r in data["rows"] if r.get("status") in DONE]
+        # A field a run's report lacks is absent from its row (or null: the same).
+        self.rows = [{c: v for c, v in r.items() if v is not None} for r in data["rows"] if r.get("status") in DONE]
         self.skipped = {}
         for r in data["rows"]:
             if r.get("status") not in DONE:
                 s = r.get("status", "?")
                 self.skipped[s] = self.skipped.get(s, 0) + 1
+
+
+def canon(v):
+    """Axis values from YAML and from results.json compare by meaning: 0.5 is
+    "0.5", true is "true"."""
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in ("true", "false"):
+            return ("bool", s == "true")
+        try:
+            return ("num", float(s))
+        except ValueError:
+            return ("str", v)
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, (int, float)):
+        return ("num", float(v))
+    return ("str", str(v))
+
+
+def same(a, b):
+    return canon(a) == canon(b)
+
+
+def label(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
 
 
 def results_path(arg):

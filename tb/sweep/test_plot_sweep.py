@@ -71,10 +71,10 @@ class SweepCase(unittest.TestCase):
         with open(os.path.join(self.dir, "results.json"), "w") as f:
             json.dump({"sweep": "synthetic", "spec": self.spec, "columns": sorted({c for r in data for c in r}),
                        "rows": data}, f)
-        return plot_sweep.entries(self.spec, Results(os.path.join(self.dir, "results.json")))
 
     def series(self, plot, row_list=None, spec=SPEC):
-        (e,) = self.make([plot], row_list, spec)
+        self.make([plot], row_list, spec)
+        (e,) = plot_sweep.entries(self.spec, Results(os.path.join(self.dir, "results.json")))
         return plot_sweep.series(e)
 
     def error(self, plot, row_list=None, spec=SPEC):
@@ -133,6 +133,17 @@ class LineSeries(SweepCase):
     def test_where_value_not_in_the_spec(self):
         msg = self.error("{metric: ipc, x: kernel, where: {scheduler: owf}}")
         self.assertIn("where: scheduler: no value owf; allowed: lrr, gto", msg)
+
+    def test_runs_of_a_grid_without_the_axis_are_not_plotted(self):
+        data = rows() + [{"sweep": "synthetic", "hash": "a" * 16, "status": "ok", "grid": 1, "config": "fermi-gtx480",
+                          "kernel": "hotspot", "ipc": 99.0}]
+        spec = SPEC.replace("plot:", "grids:\n  - {}\n  - {kernel: hotspot}\nplot:")
+        d = self.series("{metric: ipc, x: kernel, lines: variant, "
+                        "where: {scheduler: gto, set.frontend.reorder_registers: false}}", data, spec)
+        ((_, lines),) = d["panels"]
+        self.assertEqual(lines["base"], [("hotspot", 11.0), ("backprop", 21.0)])
+        self.assertIn("no finished run has a value for every one of kernel, grid",
+                      self.error("{metric: ipc, x: kernel, lines: grid, where: {scheduler: gto}}", data, spec))
 
     def test_unknown_key_and_kind(self):
         self.assertIn("unknown key 'line'; allowed: metric, x, lines, panels, where, title",
