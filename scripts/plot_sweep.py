@@ -27,6 +27,7 @@ running interpreter lacks it, the script re-runs itself with /usr/bin/python3.
 Exit status: 0, 1 on a bad spec entry or results.json, 2 on bad usage.
 """
 import argparse
+import difflib
 import math
 import os
 import sys
@@ -104,9 +105,12 @@ class Entry:
         m = self.metric
         if m not in self.results.columns and not any(m in r for r in self.rows):
             numeric = sorted({c for r in self.rows for c, v in r.items() if is_number(v) and c not in self.axes})
-            close = [c for c in numeric if m in c or c.split(".")[-1] == m.split(".")[-1]]
-            hint = f"did you mean {', '.join(close[:8])}? " if close else ""
-            self.fail(f"unknown metric '{m}'; {hint}numeric report fields: {', '.join(numeric)}")
+            close = difflib.get_close_matches(m, numeric, n=4)
+            close += [c for c in numeric if c not in close and (m in c or c.split(".")[-1] == m.split(".")[-1])]
+            if close:
+                self.fail(f"unknown metric '{m}'; did you mean {', '.join(close[:8])}? "
+                          f"(the {len(numeric)} numeric report fields are results.json's columns)")
+            self.fail(f"unknown metric '{m}'; numeric report fields: {', '.join(numeric)}")
         bad = [r for r in self.rows if m in r and not is_number(r[m])]
         if bad:
             self.fail(f"metric '{m}' is not a number (run {bad[0].get('hash', '?')}: {bad[0][m]!r})")
@@ -123,6 +127,22 @@ class Entry:
             if name in r and not any(same(r[name], v) for v in present):
                 present.append(r[name])
         return present
+
+    def panel_title(self, p):
+        """"C = p", and the axes the entry does not name that have one value in
+        this panel but several across panels (e.g. a grid's mechanism)."""
+        pname = self.entry["panels"]
+        named = {self.entry.get(k) for k in ("x", "lines", "panels", "bars", "groups")} | set(self.entry.get("where") or {})
+        inside = [r for r in self.rows if same(r[pname], p)]
+        notes = []
+        for a in self.axes:
+            if a in named:
+                continue
+            here = {canon(r[a]) for r in inside if a in r}
+            if len(here) == 1 and len(here) < len({canon(r[a]) for r in self.rows if a in r}) \
+                    and all(a in r for r in inside):
+                notes.append(f"{a} = {label(inside[0][a])}")
+        return f"{pname} = {label(p)}" + (f" ({', '.join(notes)})" if notes else "")
 
     def cells(self, keys):
         """{(canon(value) of each axis in keys): row}; an error if two runs share a cell."""
@@ -252,7 +272,7 @@ def draw(e, data, stem):
             ax.set_xlabel(e.entry["x"])
             ax.set_ylabel(e.metric)
             if pname:
-                ax.set_title(f"{pname} = {label(p)}", fontsize=10)
+                ax.set_title(e.panel_title(p), fontsize=10)
             if "lines" in e.entry:
                 ax.legend(fontsize=7, title=e.entry["lines"], title_fontsize=7)
         for ax in flat[len(panels):]:
@@ -261,21 +281,23 @@ def draw(e, data, stem):
     else:
         groups, ref = data["groups"], data["reference"]
         fig, axs = plt.subplots(len(panels), 1, squeeze=False,
-                                figsize=(max(6.0, 0.9 * max(len(b) + 1 for _, b, _, _ in panels) + 2), 3.4 * len(panels)))
+                                figsize=(max(6.0, 0.9 * max(len(b) + 1 for _, b, _, _ in panels) + 4), 3.4 * len(panels)))
         width = 0.8 / len(groups)
+        # Normalized bars grow from 1 (no change), so a few percent either way shows.
+        base = 1.0 if ref is not None else 0.0
         for ax, (p, bars, ys, geo) in zip([row[0] for row in axs], panels):
             for i, g in enumerate(groups):
                 vals = [float("nan") if y is None else y for y in ys[g]] + [geo[g] if geo[g] else float("nan")]
-                ax.bar([j + (i - (len(groups) - 1) / 2) * width for j in range(len(vals))], vals, width, label=label(g))
-            if ref is not None:
-                ax.axhline(1.0, color="black", linewidth=0.6)
+                ax.bar([j + (i - (len(groups) - 1) / 2) * width for j in range(len(vals))],
+                       [v - base for v in vals], width, bottom=base, label=label(g))
+            ax.axhline(base, color="black", linewidth=0.6)
             ax.set_xticks(range(len(bars) + 1))
             ax.set_xticklabels([label(b) for b in bars] + ["geomean"], rotation=30, ha="right")
             ax.axvline(len(bars) - 0.5, color="grey", linewidth=0.6, linestyle="--")
             ax.set_ylabel(f"{e.metric}\nrelative to {label(ref)}" if ref is not None else e.metric)
             if pname:
-                ax.set_title(f"{pname} = {label(p)}", fontsize=10)
-            ax.legend(fontsize=7, title=e.entry["groups"], title_fontsize=7)
+                ax.set_title(e.panel_title(p), fontsize=10)
+            ax.legend(fontsize=7, title=e.entry["groups"], title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
         default_title = f"{e.metric} per {e.entry['bars']}" + (
             f", normalized to {e.entry['groups']} = {label(ref)}" if ref is not None else "")
     fig.suptitle(e.entry.get("title") or f"{e.results.name}: {default_title}", fontsize=11)

@@ -127,8 +127,11 @@ class LineSeries(SweepCase):
 
     def test_unknown_metric_suggests_fields(self):
         msg = self.error("{metric: l1.misses, x: kernel, where: {scheduler: lrr}}")
-        self.assertIn("unknown metric 'l1.misses'; did you mean counters.l1.misses?", msg)
-        self.assertIn("numeric report fields: counters.l1.misses, cycles, exit_code, ipc", msg)
+        self.assertIn("unknown metric 'l1.misses'; did you mean counters.l1.misses? "
+                      "(the 4 numeric report fields are results.json's columns)", msg)
+        self.assertIn("did you mean ipc?", self.error("{metric: ipcc, x: kernel}"))
+        self.assertIn("unknown metric 'warp'; numeric report fields: counters.l1.misses, cycles, exit_code, ipc",
+                      self.error("{metric: warp, x: kernel}"))
 
     def test_where_value_not_in_the_spec(self):
         msg = self.error("{metric: ipc, x: kernel, where: {scheduler: owf}}")
