@@ -132,7 +132,8 @@ class Entry:
         """"C = p", and the axes the entry does not name that have one value in
         this panel but several across panels (e.g. a grid's mechanism)."""
         pname = self.entry["panels"]
-        named = {self.entry.get(k) for k in ("x", "lines", "panels", "bars", "groups")} | set(self.entry.get("where") or {})
+        named = {self.entry.get(k) for k in ("x", "lines", "panels", "bars", "groups")}
+        named |= set(self.entry.get("where") or {})
         inside = [r for r in self.rows if same(r[pname], p)]
         notes = []
         for a in self.axes:
@@ -280,8 +281,8 @@ def draw(e, data, stem):
         default_title = f"{e.metric} against {e.entry['x']}"
     else:
         groups, ref = data["groups"], data["reference"]
-        fig, axs = plt.subplots(len(panels), 1, squeeze=False,
-                                figsize=(max(6.0, 0.9 * max(len(b) + 1 for _, b, _, _ in panels) + 4), 3.4 * len(panels)))
+        most_bars = max(len(b) for _, b, _, _ in panels) + 1  # and the geometric mean
+        fig, axs = plt.subplots(len(panels), 1, squeeze=False, figsize=(max(6.0, 0.9 * most_bars + 4), 3.4 * len(panels)))
         width = 0.8 / len(groups)
         # Normalized bars grow from 1 (no change), so a few percent either way shows.
         base = 1.0 if ref is not None else 0.0
@@ -329,7 +330,8 @@ def ensure_matplotlib():
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+        debian = "/usr/bin/python3"
+        if os.path.exists(debian) and os.path.realpath(sys.executable) != os.path.realpath(debian):
             os.execv("/usr/bin/python3", ["/usr/bin/python3", os.path.abspath(sys.argv[0])] + sys.argv[1:])
         print(f"{TOOL}: error: matplotlib is missing: apt-get install -y python3-matplotlib", file=sys.stderr)
         sys.exit(1)
