@@ -158,7 +158,8 @@ class Entry:
                 advice = "add them to where: (one value each)"
                 if "panels" not in self.entry:
                     advice += " or name one of them as panels:"
-                self.fail(f"axes {what} still vary within one {'point' if self.kind == 'lines' else 'bar'} "
+                noun = "axis {} still varies" if len(varying) == 1 else "axes {} still vary"
+                self.fail(f"{noun.format(what)} within one {'point' if self.kind == 'lines' else 'bar'} "
                           f"({len(group)} runs); {advice}")
         return {k: g[0] for k, g in cells.items()}
 
