@@ -155,11 +155,13 @@ class Entry:
                 varying = [a for a in self.axes if a not in keys
                            and len({repr(g.get(a)) for g in group}) > 1]
                 what = ", ".join(varying) or "(no axis: the same run twice?)"
-                advice = "add them to where: (one value each)"
-                if "panels" not in self.entry:
-                    advice += " or name one of them as panels:"
-                noun = "axis {} still varies" if len(varying) == 1 else "axes {} still vary"
-                self.fail(f"{noun.format(what)} within one {'point' if self.kind == 'lines' else 'bar'} "
+                if len(varying) == 1:
+                    says, advice = f"axis {what} still varies", "add it to where: (one value)"
+                    advice += " or name it as panels:" if "panels" not in self.entry else ""
+                else:
+                    says, advice = f"axes {what} still vary", "add them to where: (one value each)"
+                    advice += " or name one of them as panels:" if "panels" not in self.entry else ""
+                self.fail(f"{says} within one {'point' if self.kind == 'lines' else 'bar'} "
                           f"({len(group)} runs); {advice}")
         return {k: g[0] for k, g in cells.items()}
 
