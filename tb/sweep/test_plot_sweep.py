@@ -119,6 +119,10 @@ class LineSeries(SweepCase):
         msg = self.error("{metric: ipc, x: kernel, lines: variant}")
         self.assertIn("axes scheduler, set.frontend.reorder_registers still vary within one point", msg)
         self.assertIn("add them to where: (one value each) or name one of them as panels:", msg)
+        msg = self.error("{metric: ipc, bars: kernel, groups: variant, panels: scheduler}")
+        self.assertIn("axis set.frontend.reorder_registers still varies within one bar (2 runs); "
+                      "add it to where: (one value)", msg)
+        self.assertNotIn("panels:", msg.split("; ")[-1])
 
     def test_unknown_axis_lists_the_spec_axes(self):
         msg = self.error("{metric: ipc, x: sharing, lines: variant}")
