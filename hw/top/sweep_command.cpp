@@ -135,6 +135,7 @@ int report_outcome(const SweepSpec& spec, const SweepStore& store, size_t alread
   if (count["pending"]) std::cout << ", " << count["pending"] << " pending";
   std::cout << "; " << already_done << " were already done\n"
             << "results: " << store.out_dir() << "/results.csv (and results.json)\n";
+  if (spec.plot) std::cout << "plots: python3 " SMSHARE_SOURCE_DIR "/scripts/plot_sweep.py " << store.out_dir() << "\n";
   return count["failed"] ? 1 : 0;
 }
 
