@@ -639,6 +639,21 @@ int sweep(const Invocation& in) {
 
 int guarded(const std::function<int()>& body);
 
+// A run's folder is named by its inputs as the sweep saw them. If a config,
+// a profile or the binary changed before the run started (a Slurm job
+// waiting in the queue), its report would sit under a name that no longer
+// describes it: refuse, so the next sweep plans the run anew.
+void check_identity_unchanged(const RunRequest& req, const nlohmann::json& planned, const std::string& dir) {
+  nlohmann::json now = run_identity(req);
+  now["smshare_build"] = kSmshareBuildId;
+  if (now == planned) return;
+  std::vector<std::string> changed;
+  for (const auto& [key, value] : now.items())
+    if (!planned.contains(key) || planned[key] != value) changed.push_back(key);
+  throw InputError(dir + "/request.json: the run's inputs changed since the sweep named it (" + join(changed) +
+                   " differ); run the sweep again to plan it anew");
+}
+
 // One run of a sweep, from its folder: its stderr goes to stderr.txt, its
 // summary table nowhere (the report is the result); finish_run() records the
 // outcome whatever it is.
@@ -660,6 +675,7 @@ int sweep_run(const Invocation& in) {
   const int code = guarded([&] {
     Invocation run_in;
     run_in.req = parse_run_args(request.at("run_args").get<std::vector<std::string>>(), run_in);
+    check_identity_unchanged(run_in.req, request.at("identity"), dir);
     run_in.report_path = report_tmp_path(dir);
     set_log_level(run_in.log_level);
     return run(run_in);

@@ -416,13 +416,27 @@ def _(ctx):
         check(res.json()["completed"] is True, f"--vcd-sms {sms} --vcd-window {window}: run did not complete")
 
 
+def source_build_id():
+    """The build id as scripts/build_id.cmake computes it: SHA-256 over the
+    "<sha256>  <path>" lines of every file under hw/ and cacti-params/ and
+    CMakeLists.txt, sorted by path."""
+    import hashlib
+    paths = ["CMakeLists.txt"]
+    for top in ("hw", "cacti-params"):
+        for folder, _, files in os.walk(REPO / top):
+            paths += [str((Path(folder) / f).relative_to(REPO)) for f in files]
+    manifest = "".join(f"{hashlib.sha256((REPO / p).read_bytes()).hexdigest()}  {p}\n" for p in sorted(paths))
+    return hashlib.sha256(manifest.encode()).hexdigest()
+
+
 @case("version")
 def _(ctx):
     res = ctx.run("--version")
     expect_rc(res, 0)
     version = re.search(r"^project\(smshare VERSION (\S+)", (REPO / "CMakeLists.txt").read_text(), re.M).group(1)
     lines = res.out.splitlines()
-    check(lines[:1] == [f"smshare {version}"], f"--version: {res.out!r}, CMakeLists.txt says {version}")
+    check(lines[:1] == [f"smshare {version} (build {source_build_id()[:16]})"],
+          f"--version: {res.out!r}; CMakeLists.txt says {version}, the sources' build id is {source_build_id()}")
     check(len(lines) == 2 and re.fullmatch(r"SystemC 2\.3\.\d+\S*", lines[1]),
           f"--version does not name the SystemC release: {res.out!r}")
 

@@ -133,6 +133,27 @@ def case_hash_follows_the_inputs(smshare, tmp):
     check(len(build) == 64 and f"(build {build[:16]})" in version, f"build id {build} vs {version}")
 
 
+def case_a_run_whose_inputs_changed_is_refused(smshare, tmp):
+    # Planned (as a Slurm submission plans it), then the profile is edited
+    # before the run starts: the run refuses instead of filing its report
+    # under a name that no longer describes it.
+    kernel = tmp / "k.yaml"
+    shutil.copy(REPO / "configs" / "kernels" / "hotspot.yaml", kernel)
+    spec = write(tmp / "s.yaml", "axes:\n  kernel: k.yaml\n" + FAST)
+    p = sweep(smshare, spec, "--out", tmp / "o", "--collect")
+    check(p.returncode == 0, p.stderr)
+    run_dir = tmp / "o" / "runs" / hashes(tmp / "o")[0]
+    kernel.write_text(kernel.read_text().replace("seed: 1", "seed: 2"))
+    r = subprocess.run([smshare, "sweep-run", str(run_dir)], capture_output=True, text=True)
+    check(r.returncode == 1, f"sweep-run exit {r.returncode}")
+    err = (run_dir / "stderr.txt").read_text()
+    check("the run's inputs changed since the sweep named it (workload differ)" in err, err)
+    check(json.loads((run_dir / "status.json").read_text())["status"] == "failed", "status")
+    check(not (run_dir / "report.json").exists(), "a report was filed")
+    again = sweep(smshare, spec, "--out", tmp / "o")
+    check(again.returncode == 0 and hashes(tmp / "o")[0] != run_dir.name, "the edited run was not planned anew")
+
+
 def slow_spec(tmp, n=5):
     # n runs of ~0.5 s each (seeds differ, so each is its own run).
     seeds = ", ".join(str(s) for s in range(1, n + 1))
