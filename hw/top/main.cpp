@@ -12,8 +12,14 @@
 
 #include <systemc>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <functional>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -24,11 +30,17 @@
 #include "hw/common/error.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/sharing/registry.hpp"
+#include "hw/sweep/sweep_store.hpp"
 #include "hw/top/simulation.hpp"
+#include "hw/top/sweep_command.hpp"
 
 #ifndef SMSHARE_VERSION
 #error "SMSHARE_VERSION is defined by CMakeLists.txt from project(VERSION)"
 #endif
+
+// SHA-256 of the sources that determine results, generated at build time
+// (scripts/build_id.cmake): part of every sweep run's hash.
+extern const char* const kSmshareBuildId;
 
 namespace {
 
@@ -63,6 +75,13 @@ const CommandForm kForms[] = {
     {"hw-cost",
      "smshare hw-cost --config C --mechanism M [--set key=value ...] [--json] [--log-level L]",
      "Storage a mechanism adds by its paper's storage formula, per SM and for the GPU."},
+    {"sweep",
+     "smshare sweep SPEC [--out DIR] [--jobs N] [--force] [--collect] [--log-level L]\n"
+     "              [--backend local|slurm [--partition P] [--time T] [--mem M] [--max-parallel N] [--no-wait]]",
+     "Runs a design-space sweep (docs/sweeps.md): the spec's runs, each named by the hash of its inputs, the ones "
+     "not done yet on this machine's cores or as a Slurm job array, collected into results.csv and results.json."},
+    {"sweep-run", "smshare sweep-run RUN_DIR [--backend local|slurm]",
+     "Runs one run of a sweep from its folder (what both sweep backends execute; see docs/sweeps.md)."},
     {"list", "smshare list configs|kernels|mechanisms",
      "Prints the GPU configurations or kernel profiles (one a line), or the mechanisms with their settings."},
     {"help", "smshare help [COMMAND]          (also --help, -h)",
@@ -202,6 +221,9 @@ struct Invocation {
   std::string list_kind;
   std::string help_topic;
   std::string vcd_sms, vcd_window;  // checked and converted after parsing (parse_sm_list, parse_cycle_window)
+  SweepOptions sweep;
+  std::string run_dir;                // sweep-run RUN_DIR
+  std::string run_backend = "local";  // sweep-run --backend
 };
 
 // Flags shared by several commands, defined once. Each add_* gives one
@@ -249,12 +271,43 @@ void add_sharing(CLI::App& cmd, Invocation& in) {
       ->type_name("P");
 }
 
-void add_output(CLI::App& cmd, Invocation& in) {
-  cmd.add_flag("--json", in.json, "print the JSON result on stdout instead of the table");
+void add_log_level(CLI::App& cmd, Invocation& in) {
   cmd.add_option("--log-level", in.log_level, "log level: " + join(kLogLevels, "|") + "; logs go to stderr")
       ->check(one_of(kLogLevels))
       ->type_name("L")
       ->capture_default_str();
+}
+
+void add_output(CLI::App& cmd, Invocation& in) {
+  cmd.add_flag("--json", in.json, "print the JSON result on stdout instead of the table");
+  add_log_level(cmd, in);
+}
+
+void add_sweep(CLI::App& sweep, Invocation& in) {
+  SweepOptions& s = in.sweep;
+  sweep.add_option("SPEC", s.spec_file, "the sweep spec (YAML; docs/sweeps.md)")->required()->type_name("SPEC");
+  sweep.add_option("--out", s.out_dir, "output folder (default out/sweeps/<spec name>)")->type_name("DIR");
+  sweep.add_option_function<uint64_t>(
+           "--jobs", [&s](const uint64_t& n) { s.jobs = static_cast<unsigned>(n); },
+           "local backend: runs at a time (default: the core count)")
+      ->check(kCount)
+      ->type_name("N");
+  sweep.add_flag("--force", s.force, "run again the runs that are done");
+  sweep.add_flag("--collect", s.collect_only, "run nothing: collect the finished runs into results.csv/json");
+  sweep.add_option("--backend", s.backend, "where the runs execute")
+      ->check(one_of({"local", "slurm"}))
+      ->type_name("local|slurm")
+      ->capture_default_str();
+  sweep.add_option("--partition", s.slurm.partition, "slurm: sbatch --partition")->type_name("P");
+  sweep.add_option("--time", s.slurm.time, "slurm: sbatch --time (per run)")->type_name("T");
+  sweep.add_option("--mem", s.slurm.mem, "slurm: sbatch --mem (per run)")->type_name("M");
+  sweep.add_option_function<uint64_t>(
+           "--max-parallel", [&s](const uint64_t& n) { s.slurm.max_parallel = static_cast<unsigned>(n); },
+           "slurm: at most N runs at once (--array=...%N)")
+      ->check(kCount)
+      ->type_name("N");
+  sweep.add_flag_function(
+      "--no-wait", [&s](int64_t) { s.wait = false; }, "slurm: submit and return; collect later with --collect");
 }
 
 void add_run_only(CLI::App& run, Invocation& in) {
@@ -284,7 +337,8 @@ class CommandLine {
   explicit CommandLine(Invocation& in) : in_(in) {
     app_.formatter(std::make_shared<HelpFormatter>());
     app_.set_help_flag("-h,--help", "print the summary of every command");
-    app_.set_version_flag("--version", std::string("smshare ") + SMSHARE_VERSION + "\nSystemC " +
+    app_.set_version_flag("--version", std::string("smshare ") + SMSHARE_VERSION + " (build " +
+                                           std::string(kSmshareBuildId).substr(0, 16) + ")\nSystemC " +
                                            sc_core::sc_release());
     // As the hand-written parser did: a repeated flag takes its last value.
     app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -323,6 +377,15 @@ class CommandLine {
         ->type_name(join(mechanism_registry().names_with_storage_formula(), "|"));
     add_output(hw_cost, in);
 
+    CLI::App& sweep = command("sweep");
+    add_sweep(sweep, in);
+    add_log_level(sweep, in);
+    CLI::App& sweep_run = command("sweep-run");
+    sweep_run.add_option("RUN_DIR", in.run_dir, "the run's folder (<out>/runs/<hash>)")->required()->type_name("RUN_DIR");
+    sweep_run.add_option("--backend", in.run_backend, "recorded in the run's status.json")
+        ->check(one_of({"local", "slurm"}))
+        ->type_name("local|slurm");
+
     command("list")
         .add_option("KIND", in.list_kind, "what to list")
         ->type_name("configs|kernels|mechanisms")
@@ -339,7 +402,21 @@ class CommandLine {
       if (cmd.count("--vcd-sms")) in_.req.vcd_sms = parse_sm_list(in_.vcd_sms);
       if (cmd.count("--vcd-window")) in_.req.vcd_window = parse_cycle_window(in_.vcd_window);
     }
+    if (cmd.get_name() == "sweep") check_sweep_flags(cmd);
     return cmd.get_name();
+  }
+
+  // Flags that apply to one backend, or exclude each other.
+  void check_sweep_flags(const CLI::App& sweep) const {
+    const bool slurm = in_.sweep.backend == "slurm";
+    for (const char* flag : {"--partition", "--time", "--mem", "--max-parallel", "--no-wait"})
+      if (!slurm && sweep.count(flag))
+        throw UsageError(std::string("sweep: ") + flag + " applies to --backend slurm", "sweep");
+    if (slurm && sweep.count("--jobs"))
+      throw UsageError("sweep: --jobs applies to --backend local (Slurm: --max-parallel N)", "sweep");
+    if (sweep.count("--jobs") && in_.sweep.jobs == 0) throw UsageError("sweep: --jobs must be at least 1", "sweep");
+    if (in_.sweep.collect_only && (in_.sweep.force || !in_.sweep.wait || sweep.count("--jobs")))
+      throw UsageError("sweep: --collect runs nothing: it takes no --force, --jobs or --no-wait", "sweep");
   }
 
   // The command CLI11 was parsing when it threw (for the usage shown).
@@ -531,6 +608,68 @@ int occupancy(const Invocation& in) {
   return 0;
 }
 
+// The request `smshare run ARGS...` would make: a sweep checks and names
+// its runs by parsing them exactly as sweep-run will.
+RunRequest parse_run_args(const std::vector<std::string>& run_args, Invocation& in) {
+  std::vector<std::string> words = {"smshare"};
+  words.insert(words.end(), run_args.begin(), run_args.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  CommandLine cli(in);
+  try {
+    if (cli.parse(static_cast<int>(argv.size()), argv.data()) != "run")
+      throw InputError("not a run: smshare " + join(run_args, " "));
+  } catch (const CLI::ParseError& e) {
+    throw InputError("smshare " + join(run_args, " ") + ": " + cli.describe(e));
+  } catch (const UsageError& e) {
+    throw InputError("smshare " + join(run_args, " ") + ": " + e.what());
+  }
+  return in.req;
+}
+
+int sweep(const Invocation& in) {
+  SweepOptions options = in.sweep;
+  options.build_id = kSmshareBuildId;
+  options.terminal = isatty(STDERR_FILENO) != 0;
+  return run_sweep(options, [](const std::vector<std::string>& run_args) {
+    Invocation run_in;
+    return parse_run_args(run_args, run_in);
+  });
+}
+
+int guarded(const std::function<int()>& body);
+
+// One run of a sweep, from its folder: its stderr goes to stderr.txt, its
+// summary table nowhere (the report is the result); finish_run() records the
+// outcome whatever it is.
+int sweep_run(const Invocation& in) {
+  const std::string& dir = in.run_dir;
+  const nlohmann::json request = read_json_file(dir + "/request.json");
+  const std::string stderr_path = dir + "/stderr.txt";
+  const int err = open(stderr_path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+  const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (err < 0 || null < 0) throw InputError(stderr_path + ": cannot be written: " + std::strerror(errno));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  dup2(err, STDERR_FILENO);
+  dup2(null, STDOUT_FILENO);
+  close(err);
+  close(null);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const int code = guarded([&] {
+    Invocation run_in;
+    run_in.req = parse_run_args(request.at("run_args").get<std::vector<std::string>>(), run_in);
+    run_in.report_path = report_tmp_path(dir);
+    set_log_level(run_in.log_level);
+    return run(run_in);
+  });
+  std::fflush(stderr);
+  finish_run(dir, code, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+             in.run_backend);
+  return code;
+}
+
 int dispatch(const std::string& command, const Invocation& in, const CommandLine& cli) {
   set_log_level(in.log_level);
   if (command == "run") return run(in);
@@ -538,8 +677,31 @@ int dispatch(const std::string& command, const Invocation& in, const CommandLine
   if (command == "area") return area(in);
   if (command == "hw-cost") return hw_cost(in);
   if (command == "list") return list(in);
+  if (command == "sweep") return sweep(in);
+  if (command == "sweep-run") return sweep_run(in);
   std::cout << (in.help_topic.empty() ? summary() : cli.help_of(in.help_topic));
   return 0;
+}
+
+// Runs `body`, turning what it throws into the exit status and a message on
+// stderr (the table in this file's header).
+int guarded(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << "smshare: " << e.what() << "\n" << usage_of(e.command);
+    return 2;
+  } catch (const InputError& e) {
+    std::cerr << "smshare: error: " << e.what() << "\n";
+    return 1;
+  } catch (const sc_core::sc_report& e) {
+    std::cerr << "smshare: simulation error: " << e.what() << "\n";
+    return 4;
+  } catch (const std::exception& e) {
+    // Not an input the checks above knew to reject: say so instead of aborting.
+    std::cerr << "smshare: internal error: " << e.what() << "\n";
+    return 4;
+  }
 }
 
 }  // namespace
@@ -555,7 +717,7 @@ int sc_main(int argc, char** argv) {
   // Logs go to stderr: stdout carries results (tables, --json).
   spdlog::set_default_logger(spdlog::stderr_color_mt("smshare"));
   spdlog::set_pattern("[%l] %v");
-  try {
+  return guarded([&] {
     Invocation in;
     CommandLine cli(in);
     std::string command;
@@ -567,18 +729,5 @@ int sc_main(int argc, char** argv) {
       throw UsageError(cli.describe(e), cli.current_command());
     }
     return dispatch(command, in, cli);
-  } catch (const UsageError& e) {
-    std::cerr << "smshare: " << e.what() << "\n" << usage_of(e.command);
-    return 2;
-  } catch (const InputError& e) {
-    std::cerr << "smshare: error: " << e.what() << "\n";
-    return 1;
-  } catch (const sc_core::sc_report& e) {
-    std::cerr << "smshare: simulation error: " << e.what() << "\n";
-    return 4;
-  } catch (const std::exception& e) {
-    // Not an input the checks above knew to reject: say so instead of aborting.
-    std::cerr << "smshare: internal error: " << e.what() << "\n";
-    return 4;
-  }
+  });
 }

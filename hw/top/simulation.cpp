@@ -17,6 +17,7 @@
 #include "hw/power/power_model.hpp"
 #include "hw/power/structure_sizes.hpp"
 #include "hw/sharing/registry.hpp"
+#include "hw/sweep/sha256.hpp"
 #include "hw/top/gpu_module.hpp"
 #include "hw/top/report.hpp"
 
@@ -254,6 +255,29 @@ nlohmann::json hw_cost_report(const RunRequest& req) {
           {"bits_gpu", per_sm * N},
           {"comparators_per_sm", formula.comparators_per_sm},
           {"structures", structures}};
+}
+
+nlohmann::json run_identity(const RunRequest& req) {
+  PreparedRun run = prepare(req, "run");
+  nlohmann::json settings = nlohmann::json::object();
+  for (const auto& [k, v] : run.effective) settings[k] = v;
+  nlohmann::json mechanism = {{"name", run.configured->name()}, {"settings", nlohmann::json::object()}};
+  for (const auto& [k, v] : run.configured->effective()) mechanism["settings"][k] = v;
+  nlohmann::json workload;
+  if (!req.trace.empty()) {
+    const TraceKernelList list = read_trace_kernel_list(req.trace);
+    workload["trace_kernels_sha256"] = nlohmann::json::array();
+    for (const auto& path : list.kernel_paths) workload["trace_kernels_sha256"].push_back(sha256_file_hex(path));
+  } else {
+    workload["profile_sha256"] = sha256_file_hex(run.kernel_origin);
+  }
+  const ResourceOverrides& r = req.resources;
+  workload["resources"] = {{"grid_ctas", r.grid_ctas},
+                           {"threads_per_cta", r.threads_per_cta},
+                           {"regs_per_thread", r.regs_per_thread},
+                           {"smem_bytes_per_cta", r.smem_bytes_per_cta}};
+  workload["seed"] = run.seed;
+  return {{"config", run.spec.name}, {"settings", settings}, {"mechanism", mechanism}, {"workload", workload}};
 }
 
 nlohmann::json strip_host_fields(nlohmann::json report) {

@@ -69,6 +69,14 @@ nlohmann::json area_report_for(const RunRequest& request);
 // `smshare hw-cost`).
 nlohmann::json hw_cost_report(const RunRequest& request);
 
+// Everything that determines the result of the run `request` describes,
+// without running it: every effective configuration key, the mechanism and
+// its settings, the workload's file contents (SHA-256 of the profile, or of
+// each kernel trace), what-if resources and seed. Paths are left out, so the
+// same inputs at another place give the same identity. Checks the request
+// as `run` does (throws InputError). A sweep names its runs by it.
+nlohmann::json run_identity(const RunRequest& request);
+
 // The report without host-dependent fields, for determinism checks.
 nlohmann::json strip_host_fields(nlohmann::json report);
 

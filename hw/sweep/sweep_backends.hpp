@@ -1,0 +1,39 @@
+// Where a sweep's runs execute. Both backends run each run as
+// `smshare sweep-run RUN_DIR` (the same build, the same code path), so a
+// run's report does not depend on where it ran.
+//   local: N processes at a time on this machine, with a progress display.
+//   slurm: one Slurm job array (sbatch --array), one task per run.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace smshare {
+
+struct PendingRun {
+  std::string dir;   // the run's folder (absolute)
+  std::string what;  // its axis values, for progress and errors
+};
+
+// Runs every pending run, `jobs` at a time; returns how many failed.
+size_t run_local(const std::vector<PendingRun>& runs, const std::string& smshare, unsigned jobs,
+                 const std::string& sweep_name, std::ostream& progress_out, bool terminal);
+
+struct SlurmOptions {
+  std::string partition, time, mem;  // passed to sbatch when given
+  unsigned max_parallel = 0;         // --array=...%N; 0: Slurm's own limit
+};
+
+// Submits one job array and returns its job id. The submission's files
+// (array.sh, tasks.txt, job_id and the tasks' slurm-*.out) go to
+// `submission_dir`. Throws InputError if sbatch is missing or refuses.
+std::string submit_slurm(const std::vector<PendingRun>& runs, const std::string& smshare,
+                         const std::string& sweep_name, const std::string& submission_dir,
+                         const SlurmOptions& options);
+
+// True while `job_id` is queued or running (squeue lists it).
+bool slurm_job_active(const std::string& job_id);
+
+}  // namespace smshare
