@@ -118,7 +118,7 @@ choose_how_daemons_listen() {
     COMM_PARAMS=NoCtldInAddrAny,NoInAddrAny
     return
   fi
-  host_addr=$(getent ahostsv4 "$(hostname)" 2>/dev/null | awk 'NR == 1 {print $1}')
+  host_addr=$(getent ahostsv4 "$(hostname)" | awk 'NR == 1 {print $1}') || true  # getent: 2 = unknown name
   if [[ "$host_addr" == 127.* ]]; then
     COMM_PARAMS=NoCtldInAddrAny,NoInAddrAny
   else
@@ -177,7 +177,7 @@ start_munged() {
   chmod 0755 "$dir" "$dir/munge"
   mungekey --create --force --keyfile="$dir/munge/munge.key" \
     || die "mungekey could not create $dir/munge/munge.key"
-  munged --force --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
+  munged --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
     --log-file="$dir/log/munged.log" --pid-file="$dir/munged.pid" \
     --seed-file="$dir/munge/munged.seed" \
     || { log_tails "$dir"; die "munged did not start"; }
@@ -256,7 +256,7 @@ cmd_stop() {
 
 cmd_env() {
   local dir
-  dir=$(cd "$1" && pwd) || die "no directory $1"
+  dir=$(cd "$1" 2>/dev/null && pwd) || die "no directory $1"
   [[ -f "$dir/slurm.conf" ]] || die "no $dir/slurm.conf: run '$0 start $1' first"
   printf 'export SLURM_CONF=%q\n' "$dir/slurm.conf"
 }
