@@ -10,10 +10,11 @@
 #
 # `start` must run as root (slurmd switches to each job's user). It installs
 # Debian's slurmctld, slurmd, slurm-client and munge when one is missing
-# (apt-get update, then apt-get install -y), then runs munged, slurmctld and
-# slurmd as the current user with their key, sockets, state, spool, logs and
-# pid files in DIR and a generated DIR/slurm.conf. The daemons listen on two
-# free ports of 127.0.0.1 only. `stop` signals exactly the pids the daemons
+# (apt-get update, then apt-get install -y), then runs its own munged,
+# slurmctld and slurmd with their key, sockets, state, spool, logs and pid
+# files in DIR and a generated DIR/slurm.conf; the system's Slurm and munge
+# configuration and services are neither read nor touched. The daemons listen
+# on two free ports of 127.0.0.1 only (but see choose_how_daemons_listen). `stop` signals exactly the pids the daemons
 # wrote into DIR (never a process found by name) and waits for them to exit;
 # calling it for a cluster that is not running is harmless, so tests call it
 # from a trap or a finally block.
@@ -24,9 +25,8 @@
 # daemons' log tails are printed). Messages go to stderr, prefixed
 # "slurm_cluster:".
 #
-# DIR is made world-searchable (0755): munged refuses a socket whose directory
-# others cannot reach. Its path must stay under ~100 characters (the limit of
-# a Unix socket's path).
+# DIR's path must stay under ~80 characters: munged's socket is
+# DIR/munge/munge.socket, and a Unix socket's path has at most 107.
 set -euo pipefail
 
 PACKAGES=(slurmctld slurmd slurm-client munge)
@@ -174,7 +174,7 @@ EOF
 start_munged() {
   local dir=$1
   mkdir -p "$dir/munge"
-  chmod 0755 "$dir" "$dir/munge"
+  chmod 0755 "$dir/munge"  # munged refuses a socket folder that others cannot search
   mungekey --create --force --keyfile="$dir/munge/munge.key" \
     || die "mungekey could not create $dir/munge/munge.key"
   munged --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
@@ -208,6 +208,14 @@ cmd_start() {
   while ((waited < START_TIMEOUT_S * 10)); do
     state=$(sinfo -h -N -o %T 2>/dev/null || true)
     [[ "$state" == idle ]] && break
+    for name in slurmctld slurmd; do
+      # A daemon that wrote its pid file and then died (a configuration error) will not come back.
+      if [[ -f "$dir/$name.pid" ]] && ! daemon_pid "$dir" "$name" >/dev/null; then
+        log_tails "$dir"
+        cmd_stop "$dir"
+        die "$name exited while starting (its log is above)"
+      fi
+    done
     sleep 0.1
     waited=$((waited + 1))
   done
