@@ -174,10 +174,12 @@ EOF
 start_munged() {
   local dir=$1
   mkdir -p "$dir/munge"
-  chmod 0755 "$dir/munge"  # munged refuses a socket folder that others cannot search
   mungekey --create --force --keyfile="$dir/munge/munge.key" \
     || die "mungekey could not create $dir/munge/munge.key"
-  munged --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
+  # --force: munged refuses a socket below any folder that not everyone may
+  # search (meant for the system-wide /run/munge; here DIR may well be a
+  # private temporary folder, and every client runs as root anyway).
+  munged --force --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
     --log-file="$dir/log/munged.log" --pid-file="$dir/munged.pid" \
     --seed-file="$dir/munge/munged.seed" \
     || { log_tails "$dir"; die "munged did not start"; }

@@ -47,6 +47,9 @@ axes:
 """
 RUNS = 4
 SQUEUE_TIMEOUT_S = 300
+# Below the CTest TIMEOUT (600 s, tb/sweep/CMakeLists.txt): CTest (before 3.27,
+# so Debian 12's) ends a test with SIGKILL, which would leave the daemons running.
+DEADLINE_S = 540
 
 
 class Failure(Exception):
@@ -56,6 +59,10 @@ class Failure(Exception):
 def check(cond, msg):
     if not cond:
         raise Failure(msg)
+
+
+def _raise(exception):
+    raise exception
 
 
 def run(args, env, timeout=SQUEUE_TIMEOUT_S, **kw):
@@ -123,9 +130,13 @@ def submitted_job_id(out):
 def wait_until_gone(job, env):
     deadline = time.monotonic() + SQUEUE_TIMEOUT_S
     while time.monotonic() < deadline:
-        proc, _ = run(["squeue", "-h", "-j", job], env, timeout=30)
-        # squeue fails (invalid job id) once the controller has forgotten the job.
-        if proc.returncode != 0 or not proc.stdout.strip():
+        args = ["squeue", "-h", "-j", job]
+        proc, _ = run(args, env, timeout=30)
+        if proc.returncode == 0 and not proc.stdout.strip():
+            return
+        # squeue refuses the id once the controller has forgotten the job.
+        if proc.returncode != 0:
+            check("Invalid job id" in proc.stderr, f"squeue failed\n{describe(args, proc)}")
             return
         time.sleep(0.5)
     raise Failure(f"job {job} still in squeue after {SQUEUE_TIMEOUT_S} s")
@@ -180,9 +191,10 @@ def main(argv):
     base = tempfile.gettempdir() if len(tempfile.gettempdir()) < 40 else "/tmp"
     tmp = Path(tempfile.mkdtemp(prefix="smshare-slurm-", dir=base))
     cluster = tmp / "cluster"
-    # CTest's TIMEOUT ends the test with SIGTERM: leave through `finally`, so
-    # the daemons are stopped then too.
+    # Whatever ends the test, leave through `finally`, which stops the daemons.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("test_slurm_sweep.py: terminated"))
+    signal.signal(signal.SIGALRM, lambda *_: _raise(Failure(f"the test took more than {DEADLINE_S} s")))
+    signal.alarm(DEADLINE_S)
     try:
         return test(smshare, tmp, cluster)
     except (Failure, subprocess.TimeoutExpired) as e:
