@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include <systemc>
+#include <unistd.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -61,7 +62,7 @@ const CommandForm kForms[] = {
      "smshare run --config C (--kernel K | --trace DIR/kernelslist.g) [--mechanism M] [--sharing P]\n"
      "            [--scheduler S] [--set key=value ...] [--seed N]\n"
      "            [--ctas N] [--threads-per-cta N] [--regs-per-thread N] [--smem-per-cta BYTES]\n"
-     "            [--report out.json] [--json] [--log-level L]\n"
+     "            [--report out.json] [--json] [--log-level L] [--quiet]\n"
      "            [--vcd out.vcd [--vcd-sms LIST] [--vcd-window FROM:TO]] [--list-modules]",
      "Simulates a kernel (or a trace's kernels) on a GPU configuration and reports cycles, IPC, occupancy, "
      "activity, energy and area."},
@@ -217,6 +218,7 @@ struct Invocation {
   RunRequest req;
   std::string report_path;
   bool json = false;
+  bool quiet = false;  // run: no progress line
   std::string log_level = "warn";
   std::string list_kind;
   std::string help_topic;
@@ -329,6 +331,9 @@ void add_run_only(CLI::App& run, Invocation& in) {
       ->type_name("FROM:TO")
       ->needs(vcd);
   run.add_flag("--list-modules", in.req.list_modules, "print the SystemC module hierarchy and exit");
+  run.add_flag("--quiet", in.quiet,
+               "no progress line (cycles, warp-instructions, rate) on stderr; it is drawn only when stderr is a "
+               "terminal");
 }
 
 // The commands, their flags and the help; parse() fills `in`.
@@ -401,6 +406,8 @@ class CommandLine {
     if (cmd.get_name() == "run") {
       if (cmd.count("--vcd-sms")) in_.req.vcd_sms = parse_sm_list(in_.vcd_sms);
       if (cmd.count("--vcd-window")) in_.req.vcd_window = parse_cycle_window(in_.vcd_window);
+      // Redrawn with '\r': only a terminal shows it as one line (a log file or pipe would collect every redraw).
+      in_.req.progress = !in_.quiet && isatty(STDERR_FILENO);
     }
     if (cmd.get_name() == "sweep") check_sweep_flags(cmd);
     return cmd.get_name();
