@@ -3,7 +3,8 @@
 // simulated cycles per host second, by wall clock and by this process's CPU
 // time (the machine may be shared; CPU time is the one-core figure).
 // scripts/bench.sh runs it on the profile and on a generated trace.
-//   usage: bench_sim_speed [config] [kernel] [--ctas N] [--trace DIR/kernelslist.g]
+// --progress draws the run's progress line on stderr (what it costs).
+//   usage: bench_sim_speed [config] [kernel] [--ctas N] [--trace DIR/kernelslist.g] [--progress]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -42,6 +43,7 @@ int sc_main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--ctas") && i + 1 < argc) req.resources.grid_ctas = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) req.trace = argv[++i];
+    else if (!std::strcmp(argv[i], "--progress")) req.progress = true;
     else if (positional == 0 && ++positional) req.config = argv[i];
     else req.kernel = argv[i];
   }

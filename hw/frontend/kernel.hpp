@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "hw/common/instruction.hpp"
@@ -54,6 +55,10 @@ class KernelSource {
   // Stream for warp `warp_in_cta` of CTA `cta_id` (0-based, grid order).
   // Deterministic: the same (kernel, seed, cta, warp) gives the same stream.
   virtual std::unique_ptr<WarpProgram> warp_program(uint32_t cta_id, uint32_t warp_in_cta) = 0;
+  // Warp instructions the whole grid streams (every warp_program drained),
+  // when the workload knows it before running: the progress line of a long
+  // run shows the share done. Empty when it is not known ahead.
+  virtual std::optional<uint64_t> total_warp_instructions() const { return std::nullopt; }
 };
 
 }  // namespace smshare

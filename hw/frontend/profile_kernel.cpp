@@ -178,6 +178,10 @@ class ProfileKernel final : public KernelSource {
                               std::to_string(k_->warps_per_cta) + " warps)");
     return std::make_unique<ProfileWarpProgram>(k_, cta_id, warp_in_cta);
   }
+  // Every warp streams exactly instructions_per_warp, barriers included.
+  std::optional<uint64_t> total_warp_instructions() const override {
+    return uint64_t{k_->res.grid_ctas} * k_->warps_per_cta * k_->instructions_per_warp;
+  }
 
  private:
   std::shared_ptr<const KernelShape> k_;

@@ -335,9 +335,27 @@ TraceKernel::TraceKernel(const std::string& path, const ResourceOverrides& overr
     resources_.smem_bytes_per_cta = static_cast<uint32_t>(overrides.smem_bytes_per_cta);
 
   build_index(body, body_line);
+  total_warp_instructions_ = count_streamed_instructions();
 }
 
 TraceKernel::~TraceKernel() = default;
+
+uint64_t TraceKernel::count_streamed_instructions() const {
+  // As warp_program() streams them: grid CTA c replays file CTA c mod the
+  // file's CTAs, and warp w of a CTA the file's warp w mod its warps per CTA.
+  const uint64_t file_ctas = ctas_.size(), grid = resources_.grid_ctas;
+  const uint32_t file_warps = header_.warps_per_cta(), warps = resources_.warps_per_cta();
+  if (file_ctas == 0 || file_warps == 0) return 0;
+  uint64_t total = 0;
+  for (uint64_t c = 0; c < file_ctas; ++c) {
+    if (!ctas_[c].present) continue;
+    uint64_t per_cta = 0;
+    for (uint32_t w = 0; w < warps; ++w) per_cta += warps_[ctas_[c].first_warp + w % file_warps].count;
+    const uint64_t replays = grid / file_ctas + (c < grid % file_ctas ? 1 : 0);
+    total += per_cta * replays;
+  }
+  return total;
+}
 
 void TraceKernel::build_index(const char* body, uint64_t body_line) {
   const uint32_t warps_per_cta = header_.warps_per_cta();

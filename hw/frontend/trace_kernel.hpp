@@ -64,6 +64,9 @@ class TraceKernel : public KernelSource {
   // what-if overrides) replay the file's CTAs and warps cyclically. A CTA or
   // warp absent from the file streams nothing.
   std::unique_ptr<WarpProgram> warp_program(uint32_t cta_id, uint32_t warp_in_cta) override;
+  // The instruction lines the grid streams: the file's, replayed as
+  // warp_program() replays them under what-if overrides.
+  std::optional<uint64_t> total_warp_instructions() const override { return total_warp_instructions_; }
 
   const TraceHeader& header() const { return header_; }
   const TraceStats& stats() const { return stats_; }
@@ -82,6 +85,7 @@ class TraceKernel : public KernelSource {
     bool present = false;
   };
   void build_index(const char* body, uint64_t body_line);
+  uint64_t count_streamed_instructions() const;
 
   std::string path_;
   TraceHeader header_;
@@ -92,6 +96,7 @@ class TraceKernel : public KernelSource {
   std::vector<CtaIndex> ctas_;    // by linear CTA id (x fastest)
   std::vector<WarpIndex> warps_;  // warps_per_cta per present CTA
   TraceStats stats_;
+  uint64_t total_warp_instructions_ = 0;
 };
 
 // A memcpy line of the kernel list (the model does not time them).

@@ -121,4 +121,22 @@ bool slurm_job_active(const std::string& job_id) {
                    "; the job keeps running: `smshare sweep SPEC --collect` gathers its runs later");
 }
 
+std::vector<std::pair<std::string, std::vector<std::string>>> runs_in_active_slurm_jobs(const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, std::vector<std::string>>> active;
+  const fs::path submissions = fs::path(out_dir) / "slurm";
+  if (!fs::is_directory(submissions) || run_command({"squeue", "--version"}).exit_code == 127) return active;
+  for (const auto& entry : fs::directory_iterator(submissions)) {
+    std::ifstream job_file(entry.path() / "job_id");
+    std::string job;
+    if (!(job_file >> job) || !slurm_job_active(job)) continue;
+    std::ifstream tasks(entry.path() / "tasks.txt");
+    std::vector<std::string> dirs;
+    for (std::string line; std::getline(tasks, line);)
+      if (!line.empty()) dirs.push_back(line);
+    active.emplace_back(job, std::move(dirs));
+  }
+  return active;
+}
+
 }  // namespace smshare

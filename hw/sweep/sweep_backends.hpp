@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace smshare {
@@ -35,5 +36,11 @@ std::string submit_slurm(const std::vector<PendingRun>& runs, const std::string&
 
 // True while `job_id` is queued or running (squeue lists it).
 bool slurm_job_active(const std::string& job_id);
+
+// The run folders of the output folder's Slurm submissions (<out>/slurm/*/)
+// whose job is still queued or running, by job id: a sweep run again
+// meanwhile must not start them a second time. Empty where Slurm's squeue
+// is not installed (the submissions were made elsewhere).
+std::vector<std::pair<std::string, std::vector<std::string>>> runs_in_active_slurm_jobs(const std::string& out_dir);
 
 }  // namespace smshare

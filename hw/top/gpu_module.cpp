@@ -50,6 +50,10 @@ void GpuModule::clock_method() {
   }
   if (any_was_due && std::all_of(due_.begin(), due_.end(), [](uint64_t d) { return d == SmCore::kNever; }))
     kernel_drained();
+  if (cycle >= next_observation_) {
+    next_observation_ = cycle + observe_period_;
+    observer_(cycle);
+  }
   uint64_t next = launch_at_;
   for (uint64_t d : due_) next = std::min(next, d);
   if (next == SmCore::kNever) return;  // nothing left: the simulation ends
@@ -115,6 +119,12 @@ void GpuModule::trace(Waveform& wave) {
     sms_[i]->trace(wave);
   }
   traced_structures_ = trace_structures(*this, wave);
+}
+
+void GpuModule::observe_every(uint64_t period, std::function<void(uint64_t cycle)> observe) {
+  observer_ = std::move(observe);
+  observe_period_ = std::max<uint64_t>(period, 1);
+  next_observation_ = observe_period_;
 }
 
 void GpuModule::follow_window(uint64_t cycle) {

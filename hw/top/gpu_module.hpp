@@ -10,6 +10,7 @@
 
 #include <systemc>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,12 +54,21 @@ class GpuModule : public sc_core::sc_module {
   // `wave` must outlive the simulation.
   void trace(Waveform& wave);
 
+  // Calls `observe(cycle)` from the clock, after the SMs ticked, at the first
+  // tick at or after every `period`-th cycle. For observers that only read
+  // the GPU (the progress line): they run inside the clock's own process, so
+  // the SystemC schedule stays that of an unobserved run, and between calls
+  // they cost one comparison per tick.
+  void observe_every(uint64_t period, std::function<void(uint64_t cycle)> observe);
+
   const GpuSpec& spec() const { return spec_; }
   const MemorySystem& memory() const { return *memory_; }
   const CtaDispatcherModule& cta_dispatcher() const { return *cta_dispatcher_; }
   const std::vector<std::unique_ptr<SmModule>>& sms() const { return sms_; }
   const std::vector<KernelRecord>& kernels() const { return records_; }
   bool deadlocked() const;
+  uint64_t total_warp_instructions() const;  // issued so far, every SM and kernel
+  size_t kernels_launched() const { return next_kernel_; }  // the one running is the last of them
 
  private:
   SC_HAS_PROCESS(GpuModule);
@@ -69,7 +79,6 @@ class GpuModule : public sc_core::sc_module {
   void launch(size_t k);
   void kernel_drained();
   uint64_t now_cycle() const;
-  uint64_t total_warp_instructions() const;
   uint64_t total_ctas_completed() const;
   // Switches the traced SMs to ticking every cycle when `cycle` enters the
   // waveform's window, and back when it leaves it.
@@ -90,6 +99,9 @@ class GpuModule : public sc_core::sc_module {
   std::vector<uint32_t> traced_sms_;
   std::vector<StructureModule*> traced_structures_;  // modules whose probes the waveform shows
   bool in_window_ = false;
+  std::function<void(uint64_t)> observer_;
+  uint64_t observe_period_ = 0;
+  uint64_t next_observation_ = SmCore::kNever;  // kNever: nobody observes
 };
 
 }  // namespace smshare

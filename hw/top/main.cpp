@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include <systemc>
+#include <unistd.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -61,7 +62,7 @@ const CommandForm kForms[] = {
      "smshare run --config C (--kernel K | --trace DIR/kernelslist.g) [--mechanism M] [--sharing P]\n"
      "            [--scheduler S] [--set key=value ...] [--seed N]\n"
      "            [--ctas N] [--threads-per-cta N] [--regs-per-thread N] [--smem-per-cta BYTES]\n"
-     "            [--report out.json] [--json] [--log-level L]\n"
+     "            [--report out.json] [--json] [--log-level L] [--quiet]\n"
      "            [--vcd out.vcd [--vcd-sms LIST] [--vcd-window FROM:TO]] [--list-modules]",
      "Simulates a kernel (or a trace's kernels) on a GPU configuration and reports cycles, IPC, occupancy, "
      "activity, energy and area."},
@@ -217,6 +218,7 @@ struct Invocation {
   RunRequest req;
   std::string report_path;
   bool json = false;
+  bool quiet = false;  // run: no progress line
   std::string log_level = "warn";
   std::string list_kind;
   std::string help_topic;
@@ -329,6 +331,9 @@ void add_run_only(CLI::App& run, Invocation& in) {
       ->type_name("FROM:TO")
       ->needs(vcd);
   run.add_flag("--list-modules", in.req.list_modules, "print the SystemC module hierarchy and exit");
+  run.add_flag("--quiet", in.quiet,
+               "no progress line (cycles, warp-instructions, rate) on stderr; it is drawn only when stderr is a "
+               "terminal");
 }
 
 // The commands, their flags and the help; parse() fills `in`.
@@ -401,6 +406,8 @@ class CommandLine {
     if (cmd.get_name() == "run") {
       if (cmd.count("--vcd-sms")) in_.req.vcd_sms = parse_sm_list(in_.vcd_sms);
       if (cmd.count("--vcd-window")) in_.req.vcd_window = parse_cycle_window(in_.vcd_window);
+      // Redrawn with '\r': only a terminal shows it as one line (a log file or pipe would collect every redraw).
+      in_.req.progress = !in_.quiet && isatty(STDERR_FILENO);
     }
     if (cmd.get_name() == "sweep") check_sweep_flags(cmd);
     return cmd.get_name();
@@ -639,6 +646,21 @@ int sweep(const Invocation& in) {
 
 int guarded(const std::function<int()>& body);
 
+// A run's folder is named by its inputs as the sweep saw them. If a config,
+// a profile or the binary changed before the run started (a Slurm job
+// waiting in the queue), its report would sit under a name that no longer
+// describes it: refuse, so the next sweep plans the run anew.
+void check_identity_unchanged(const RunRequest& req, const nlohmann::json& planned, const std::string& dir) {
+  nlohmann::json now = run_identity(req);
+  now["smshare_build"] = kSmshareBuildId;
+  if (now == planned) return;
+  std::vector<std::string> changed;
+  for (const auto& [key, value] : now.items())
+    if (!planned.contains(key) || planned[key] != value) changed.push_back(key);
+  throw InputError(dir + "/request.json: the run's inputs changed since the sweep named it (" + join(changed) +
+                   " differ); run the sweep again to plan it anew");
+}
+
 // One run of a sweep, from its folder: its stderr goes to stderr.txt, its
 // summary table nowhere (the report is the result); finish_run() records the
 // outcome whatever it is.
@@ -660,6 +682,7 @@ int sweep_run(const Invocation& in) {
   const int code = guarded([&] {
     Invocation run_in;
     run_in.req = parse_run_args(request.at("run_args").get<std::vector<std::string>>(), run_in);
+    check_identity_unchanged(run_in.req, request.at("identity"), dir);
     run_in.report_path = report_tmp_path(dir);
     set_log_level(run_in.log_level);
     return run(run_in);

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <memory>
 
 #include "hw/common/error.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/params.hpp"
+#include "hw/common/progress.hpp"
 #include "hw/common/structure_module.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
@@ -157,6 +159,27 @@ void check_waveform_options(const WaveformOptions& w, const GpuSpec& spec) {
                        std::to_string(spec.num_sms - 1) + " (gpu.num_sms = " + std::to_string(spec.num_sms) + ")");
 }
 
+// The progress line reads the host clock only every this many simulated
+// cycles: a few hundred reads a second at hotspot's speed (~80k cycles/s),
+// still more than its four redraws a second at 1k cycles/s.
+constexpr uint64_t kProgressCheckCycles = 256;
+
+ProgressSample progress_sample(const GpuModule& gpu, uint64_t cycles) {
+  ProgressSample s;
+  s.cycles = cycles;
+  s.warp_instructions = gpu.total_warp_instructions();
+  s.kernels = gpu.kernels().size();
+  s.kernel = std::max<size_t>(gpu.kernels_launched(), 1);
+  uint64_t total = 0;
+  for (const auto& k : gpu.kernels()) {
+    const std::optional<uint64_t> n = k.kernel->total_warp_instructions();
+    if (!n) return s;  // one kernel unknown: the run's total is unknown
+    total += *n;
+  }
+  s.total_warp_instructions = total;
+  return s;
+}
+
 }  // namespace
 
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options) {
@@ -188,15 +211,24 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
     gpu.trace(*wave);
   }
 
+  // The progress line only reads the GPU, from the GPU's own clock process:
+  // nothing simulated sees it.
+  std::optional<ProgressLine> progress;
+  if (options.progress) {
+    progress.emplace(std::cerr);
+    gpu.observe_every(kProgressCheckCycles, [&progress, &gpu](uint64_t cycle) {
+      if (progress->due()) progress->draw(progress_sample(gpu, cycle));
+    });
+  }
+
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (wave) {
-    uint64_t end_cycle = 0;  // the report's cycles: the cycle after the last one any SM worked in
-    for (const auto& sm : gpu.sms())
-      if (sm->core().stats().active_cycles) end_cycle = std::max(end_cycle, sm->core().stats().last_cycle + 1);
-    wave->close(end_cycle);
-  }
+  uint64_t end_cycle = 0;  // the report's cycles: the cycle after the last one any SM worked in
+  for (const auto& sm : gpu.sms())
+    if (sm->core().stats().active_cycles) end_cycle = std::max(end_cycle, sm->core().stats().last_cycle + 1);
+  if (progress) progress->finish(progress_sample(gpu, end_cycle));
+  if (wave) wave->close(end_cycle);
 
   RunIdentity id{mechanism.name(), spec.sm.scheduler, options.seed, options.kernel_origin, options.power_node};
   return simulation_report(gpu, id, mechanism.hardware(spec), effective, host_seconds);
@@ -213,6 +245,7 @@ nlohmann::json run_simulation(const RunRequest& req) {
   options.waveform.window = req.vcd_window;
   options.power_node = run.power_node;
   options.effective = run.effective;
+  options.progress = req.progress;
   std::vector<KernelSource*> kernels;
   for (const auto& k : run.kernels) kernels.push_back(k.get());
   return simulate(run.spec, kernels, options);

@@ -29,6 +29,8 @@ struct RunRequest {
   std::vector<uint32_t> vcd_sms;            // --vcd-sms: SMs traced; empty: all
   std::optional<std::pair<uint64_t, uint64_t>> vcd_window;  // --vcd-window FROM:TO (cycles, inclusive)
   bool list_modules = false;                // --list-modules: print the module hierarchy instead of running
+  bool progress = false;                    // a progress line on stderr while simulating (the CLI: stderr is
+                                            // a terminal and no --quiet); never changes the report
 };
 
 struct GpuSpec;
@@ -44,6 +46,7 @@ struct SimulateOptions {
   std::string power_node = "40nm";
   // Parameters echoed into the report; the mechanism's settings are added to them.
   std::vector<std::pair<std::string, std::string>> effective;
+  bool progress = false;                    // RunRequest::progress
 };
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options);
 // A stream of kernels run one after another (a trace's kernel list).

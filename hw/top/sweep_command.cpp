@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -135,6 +136,7 @@ int report_outcome(const SweepSpec& spec, const SweepStore& store, size_t alread
   if (count["pending"]) std::cout << ", " << count["pending"] << " pending";
   std::cout << "; " << already_done << " were already done\n"
             << "results: " << store.out_dir() << "/results.csv (and results.json)\n";
+  if (spec.plot) std::cout << "plots: python3 " SMSHARE_SOURCE_DIR "/scripts/plot_sweep.py " << store.out_dir() << "\n";
   return count["failed"] ? 1 : 0;
 }
 
@@ -161,18 +163,33 @@ int run_sweep(const SweepOptions& options, const RunArgsParser& parse) {
   }
   const size_t already_done = unique - runs.pending.size();
 
-  if (!options.collect_only && !runs.pending.empty()) {
+  std::vector<PendingRun> to_run = runs.pending;
+  if (!options.collect_only && !to_run.empty()) {
+    // Runs queued by an earlier `--backend slurm` that is still in the queue.
+    for (const auto& [job, dirs] : runs_in_active_slurm_jobs(store.out_dir())) {
+      const size_t before = to_run.size();
+      to_run.erase(std::remove_if(to_run.begin(), to_run.end(),
+                                  [&](const PendingRun& r) {
+                                    return std::find(dirs.begin(), dirs.end(), r.dir) != dirs.end();
+                                  }),
+                   to_run.end());
+      if (to_run.size() != before)
+        std::cerr << "sweep " << spec.name << ": " << before - to_run.size() << " runs are queued or running in Slurm "
+                  << "job " << job << ": not started again (--collect gathers them when it ends)\n";
+    }
+  }
+  if (!options.collect_only && !to_run.empty()) {
     std::cerr << "sweep " << spec.name << ": " << spec.runs.size() << " runs, " << already_done
-              << " already done, " << runs.pending.size() << " to run (" << options.backend << ") -> "
+              << " already done, " << to_run.size() << " to run (" << options.backend << ") -> "
               << store.out_dir() << "\n";
     const std::string smshare = self_executable();
     if (options.backend == "local") {
       const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-      run_local(runs.pending, smshare, jobs, spec.name, std::cerr, options.terminal);
+      run_local(to_run, smshare, jobs, spec.name, std::cerr, options.terminal);
     } else {
       const std::string submission = fs::absolute(next_submission_dir(store)).string();
-      const std::string job = submit_slurm(runs.pending, smshare, spec.name, submission, options.slurm);
-      std::cerr << "sweep " << spec.name << ": submitted Slurm job array " << job << " (" << runs.pending.size()
+      const std::string job = submit_slurm(to_run, smshare, spec.name, submission, options.slurm);
+      std::cerr << "sweep " << spec.name << ": submitted Slurm job array " << job << " (" << to_run.size()
                 << " tasks; files in " << submission << ")\n";
       if (!options.wait) {
         store.write_results(spec, runs.hashes, options.build_id);
@@ -180,12 +197,12 @@ int run_sweep(const SweepOptions& options, const RunArgsParser& parse) {
                   << store.out_dir() << " --collect\n";
         return 0;
       }
-      SweepProgress progress(std::cerr, options.terminal, spec.name, runs.pending.size());
+      SweepProgress progress(std::cerr, options.terminal, spec.name, to_run.size());
       const auto t0 = std::chrono::steady_clock::now();
       const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
       std::set<std::string> seen;  // tasks whose outcome was shown
       const auto show_finished = [&] {
-        for (const PendingRun& r : runs.pending)
+        for (const PendingRun& r : to_run)
           if (!seen.count(r.dir) && fs::exists(r.dir + "/status.json")) {
             seen.insert(r.dir);
             const nlohmann::json s = read_json_file(r.dir + "/status.json");

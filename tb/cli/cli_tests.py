@@ -14,7 +14,9 @@ import glob
 import json
 import math
 import os
+import pty
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -355,7 +357,7 @@ def _(ctx):
 COMMANDS = ("run", "occupancy", "area", "hw-cost", "list", "help")
 RUN_FLAGS = ("--config", "--kernel", "--trace", "--mechanism", "--sharing", "--scheduler", "--set", "--seed", "--ctas",
              "--threads-per-cta", "--regs-per-thread", "--smem-per-cta", "--report", "--json", "--vcd", "--vcd-sms",
-             "--vcd-window", "--list-modules", "--log-level")
+             "--vcd-window", "--list-modules", "--log-level", "--quiet")
 
 
 def flags_in_help(text):
@@ -416,13 +418,27 @@ def _(ctx):
         check(res.json()["completed"] is True, f"--vcd-sms {sms} --vcd-window {window}: run did not complete")
 
 
+def source_build_id():
+    """The build id as scripts/build_id.cmake computes it: SHA-256 over the
+    "<sha256>  <path>" lines of every file under hw/ and cacti-params/ and
+    CMakeLists.txt, sorted by path."""
+    import hashlib
+    paths = ["CMakeLists.txt"]
+    for top in ("hw", "cacti-params"):
+        for folder, _, files in os.walk(REPO / top):
+            paths += [str((Path(folder) / f).relative_to(REPO)) for f in files]
+    manifest = "".join(f"{hashlib.sha256((REPO / p).read_bytes()).hexdigest()}  {p}\n" for p in sorted(paths))
+    return hashlib.sha256(manifest.encode()).hexdigest()
+
+
 @case("version")
 def _(ctx):
     res = ctx.run("--version")
     expect_rc(res, 0)
     version = re.search(r"^project\(smshare VERSION (\S+)", (REPO / "CMakeLists.txt").read_text(), re.M).group(1)
     lines = res.out.splitlines()
-    check(lines[:1] == [f"smshare {version}"], f"--version: {res.out!r}, CMakeLists.txt says {version}")
+    check(lines[:1] == [f"smshare {version} (build {source_build_id()[:16]})"],
+          f"--version: {res.out!r}; CMakeLists.txt says {version}, the sources' build id is {source_build_id()}")
     check(len(lines) == 2 and re.fullmatch(r"SystemC 2\.3\.\d+\S*", lines[1]),
           f"--version does not name the SystemC release: {res.out!r}")
 
@@ -791,6 +807,109 @@ def _(ctx):
     res = ctx.run("help")
     expect_rc(res, 0)
     check("usage:" in res.out, "help prints the usage")
+
+
+# --- the progress line of `run`: on a terminal only, never in the report
+
+def run_on_terminal(ctx, *args, timeout=60):
+    """smshare with stderr on a pseudo-terminal: (exit code, stdout, what the terminal received).
+    The terminal turns each newline into \\r\\n."""
+    args = [str(a) for a in args]
+    master, slave = pty.openpty()
+    with open(ctx.tmp / "terminal-stdout", "w+b") as out:  # a file: a full pipe cannot stall the child
+        try:
+            proc = subprocess.Popen([ctx.smshare, *args], stdout=out, stderr=slave, cwd=ctx.tmp)
+        finally:
+            os.close(slave)
+        received, deadline = b"", time.monotonic() + timeout
+        try:
+            while True:
+                ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
+                if not ready:
+                    proc.kill()
+                    raise Failure(f"smshare {' '.join(args)} did not finish in {timeout} s on a terminal")
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                received += chunk
+        finally:
+            os.close(master)
+        rc = proc.wait(timeout)
+        out.seek(0)
+        return rc, out.read().decode(), received.decode()
+
+
+def progress_lines(terminal_text):
+    """The progress line's redraws: the pieces between carriage returns and newlines that show a rate."""
+    return [p.strip() for p in re.split(r"[\r\n]", terminal_text) if "warp-inst/s" in p]
+
+
+@case("progress_line_on_a_terminal")
+def _(ctx):
+    # The whole hotspot grid: over a second of host time, so the line is drawn
+    # (at most 4 times a second) before the end redraws it with the totals.
+    rc, out, terminal = run_on_terminal(ctx, *SMALL, "--report", ctx.tmp / "tty.json")
+    check(rc == 0, f"exit code {rc} on a terminal\nterminal:\n{terminal}\nstdout:\n{out}")
+    lines = progress_lines(terminal)
+    check(len(lines) >= 2, f"fewer than two progress redraws on a terminal:\n{terminal!r}")
+    form = r"^\S+ cycles \| \S+/\S+ warp-inst \(\d+\.\d%\) \| \S+ warp-inst/s \| "
+    for line in lines:
+        check(re.match(form, line), f"progress line does not match /{form}/: {line!r}")
+    total = expected_warp_instructions("hotspot")
+    check(f"/{total / 1e6:.2f}M warp-inst (100.0%)" in lines[-1], f"the last redraw is not complete: {lines[-1]!r}")
+    check("(100.0%)" not in lines[0], f"the first redraw already shows the end: {lines[0]!r}")
+    check(terminal.endswith("\r\n"), f"the line is not ended with a newline: {terminal[-200:]!r}")
+    check(" cycles | " not in out, f"the progress line reached stdout:\n{out}")
+    # Same run, stderr a pipe: the same report (host timing aside) and the same summary.
+    piped = ctx.run(*SMALL, "--report", ctx.tmp / "pipe.json")
+    expect_rc(piped, 0)
+    a, b = (json.loads((ctx.tmp / f).read_text()) for f in ("tty.json", "pipe.json"))
+    d = first_difference(strip_host(a), strip_host(b))
+    check(d is None, f"the report on a terminal differs from the piped run's at {d}")
+    def summary(text):  # the host speed line aside
+        return [line for line in text.splitlines() if "simulation speed" not in line]
+    check(summary(out) == summary(piped.out), f"stdout differs:\n{out}\nvs\n{piped.out}")
+
+
+@case("progress_line_names_the_kernel_of_a_trace")
+def _(ctx):
+    # A stream of three kernels: the small generated trace listed three times,
+    # its 4 CTAs replayed 50 times each (--ctas 200) so the run lasts long enough to draw.
+    kernel = REPO / "tb" / "traces" / "generated_small" / "kernel-1.traceg"
+    (ctx.tmp / "three").mkdir()
+    (ctx.tmp / "three" / "kernel-1.traceg").write_bytes(kernel.read_bytes())
+    (ctx.tmp / "three" / "kernelslist.g").write_text("kernel-1.traceg\n" * 3)
+    text = kernel.read_text()
+    file_ctas = text.count("#BEGIN_TB")
+    per_file = sum(int(n) for n in re.findall(r"^insts = (\d+)", text, re.M))
+    total = 3 * per_file * (200 // file_ctas)
+    check(200 % file_ctas == 0 and total == 600000, f"generated_small changed: {file_ctas} CTAs, {per_file} lines")
+    rc, out, terminal = run_on_terminal(ctx, "run", "--trace", ctx.tmp / "three", "--ctas", 200)
+    check(rc == 0, f"exit code {rc}\nterminal:\n{terminal}\nstdout:\n{out}")
+    lines = progress_lines(terminal)
+    kernels = [int(m.group(1)) for m in (re.match(r"kernel (\d)/3 \| ", line) for line in lines) if m]
+    check(lines and len(kernels) == len(lines), f"a redraw does not name its kernel k/3:\n{terminal!r}")
+    check(kernels == sorted(kernels) and kernels[-1] == 3, f"kernels named in the order {kernels}")
+    check("/600k warp-inst (100.0%)" in lines[-1], f"the share is not of the three kernels' total: {lines[-1]!r}")
+
+
+@case("progress_line_off_when_stderr_is_not_a_terminal")
+def _(ctx):
+    res = ctx.run(*SMALL, "--log-level", "info")  # long enough to draw; stderr not empty
+    expect_rc(res, 0)
+    check("[info]" in res.err, f"no log on stderr:\n{res.err}")
+    check("\r" not in res.err and "warp-inst/s" not in res.err, f"a progress line reached a pipe:\n{res.err!r}")
+
+
+@case("progress_line_quiet")
+def _(ctx):
+    rc, out, terminal = run_on_terminal(ctx, *SMALL, "--quiet")
+    check(rc == 0 and "cycles" in out, f"exit code {rc}\nstdout:\n{out}")
+    check(progress_lines(terminal) == [] and "\r" not in terminal.replace("\r\n", ""),
+          f"--quiet drew a progress line:\n{terminal!r}")
 
 
 # --- waveforms

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -84,6 +85,21 @@ TEST(FrontendProfiles, EveryShippedProfileLoadsAndGenerates) {
       }
     }
   }
+}
+
+TEST(FrontendProfiles, TotalWarpInstructionsIsWhatTheGridStreams) {
+  KernelProfile p = load_kernel_profile("streaming");
+  ResourceOverrides o;
+  o.grid_ctas = 3;
+  o.threads_per_cta = 100;  // 4 warps, the last one partial
+  auto k = make_profile_kernel(p, o, {});
+  uint64_t streamed = 0;
+  WarpInstruction in;
+  for (uint32_t c = 0; c < 3; ++c)
+    for (uint32_t w = 0; w < 4; ++w)
+      for (auto program = k->warp_program(c, w); program->next(in);) ++streamed;
+  EXPECT_EQ(streamed, 3u * 4 * p.instructions_per_warp);
+  EXPECT_EQ(k->total_warp_instructions(), std::optional<uint64_t>(streamed));
 }
 
 TEST(FrontendProfiles, PrintedOccupancyFollowsFromPrintedResources) {

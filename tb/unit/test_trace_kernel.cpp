@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -270,6 +271,15 @@ TEST(TraceKernel, TinyTraceIndexesBothCtas) {
   EXPECT_EQ(w[1].op, OpClass::GlobalLoad);
   EXPECT_EQ(w[1].addr[31], 0x1000u + 31 * 4);
   EXPECT_EQ(drain(*k.warp_program(0, 1)).size(), 2u);
+  EXPECT_EQ(k.total_warp_instructions(), std::optional<uint64_t>(7));
+}
+
+// What the grid streams, warp by warp (warp_program's replay included).
+uint64_t streamed_instructions(KernelSource& k) {
+  uint64_t n = 0;
+  for (uint32_t c = 0; c < k.resources().grid_ctas; ++c)
+    for (uint32_t w = 0; w < k.resources().warps_per_cta(); ++w) n += drain(*k.warp_program(c, w)).size();
+  return n;
 }
 
 TEST(TraceKernel, MissingCtaAndWarpStreamNothing) {
@@ -283,6 +293,7 @@ TEST(TraceKernel, MissingCtaAndWarpStreamNothing) {
   EXPECT_EQ(drain(*k.warp_program(0, 0)).size(), 3u);
   EXPECT_EQ(drain(*k.warp_program(0, 1)).size(), 0u);
   EXPECT_EQ(drain(*k.warp_program(1, 0)).size(), 0u);
+  EXPECT_EQ(k.total_warp_instructions(), std::optional<uint64_t>(3));
 }
 
 TEST(TraceKernel, OverridesChangeResourcesAndReplayCyclically) {
@@ -302,6 +313,15 @@ TEST(TraceKernel, OverridesChangeResourcesAndReplayCyclically) {
   // CTA 4 replays file CTA 0; warp 2 replays warp 0.
   EXPECT_EQ(drain(*k.warp_program(4, 2)).size(), 3u);
   EXPECT_EQ(drain(*k.warp_program(3, 3)).size(), 1u);
+  // File CTA 0 (warps of 3 and 2 lines) plays CTAs 0, 2, 4 with 4 warps each;
+  // file CTA 1 (1 and 1) plays CTAs 1 and 3.
+  EXPECT_EQ(k.total_warp_instructions(), std::optional<uint64_t>(3 * (3 + 2 + 3 + 2) + 2 * 4));
+  EXPECT_EQ(*k.total_warp_instructions(), streamed_instructions(k));
+  ResourceOverrides fewer;  // fewer threads and CTAs than the file holds
+  fewer.grid_ctas = 1;
+  fewer.threads_per_cta = 32;
+  TraceKernel first(p, fewer, {});
+  EXPECT_EQ(first.total_warp_instructions(), std::optional<uint64_t>(3));
 
   TraceKernel plain(p, {}, {});
   EXPECT_EQ(plain.resources().regs_per_thread, 12u);
@@ -438,6 +458,7 @@ TEST(TraceKernel, GeneratedTraceStreamsEveryInstructionLine) {
     }
   }
   EXPECT_EQ(streamed, lines);
+  EXPECT_EQ(k.total_warp_instructions(), std::optional<uint64_t>(lines));
   EXPECT_EQ(exits, uint64_t(k.resources().grid_ctas) * k.resources().warps_per_cta());
   // 249 mixed instructions per warp: 25 LDG + 13 STG + 6 LDS + 6 STS (largest-remainder rounding).
   EXPECT_EQ(memory, 50u * 16);

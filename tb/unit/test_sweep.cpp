@@ -1,0 +1,281 @@
+// Sweeps in plain C++: SHA-256 against FIPS 180-4's examples, the spec's
+// expansion (products, bundles, grids, zips, exclusions) and its errors, the
+// run store's outcome records and the flattening of reports into columns,
+// and the progress line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+#include "hw/common/error.hpp"
+#include "hw/sweep/sha256.hpp"
+#include "hw/sweep/sweep_progress.hpp"
+#include "hw/sweep/sweep_spec.hpp"
+#include "hw/sweep/sweep_store.hpp"
+
+namespace smshare {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ------------------------------------------------------------------ SHA-256
+
+TEST(Sha256, FipsExamples) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+TEST(Sha256, AMillionAsFedInPiecesOfEveryLength) {
+  // FIPS 180-2 appendix B.3; pieces of 1..97 bytes cross every block boundary.
+  Sha256 h;
+  const std::string a(97, 'a');
+  size_t fed = 0;
+  for (size_t piece = 1; fed < 1000000; piece = piece % 97 + 1) {
+    const size_t n = std::min(piece, 1000000 - fed);
+    h.update(a.data(), n);
+    fed += n;
+  }
+  EXPECT_EQ(h.hex_digest(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, FileDigestEqualsTextDigestAndAMissingFileIsNamed) {
+  const std::string path = "/tmp/smshare_sha_" + std::to_string(getpid());
+  std::ofstream(path) << "abc";
+  EXPECT_EQ(sha256_file_hex(path), sha256_hex("abc"));
+  fs::remove(path);
+  try {
+    sha256_file_hex(path);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+}
+
+// ------------------------------------------------------------------ specs
+
+class SweepSpecTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("smshare_spec_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& yaml, const std::string& name = "spec.yaml") {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << yaml;
+    return path;
+  }
+  // The error `yaml` gets, or "" if it loads.
+  std::string error_of(const std::string& yaml) {
+    try {
+      load_sweep_spec(write(yaml));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  static std::string args(const SweepRun& r) {
+    std::string s;
+    for (const auto& a : r.run_args) s += (s.empty() ? "" : " ") + a;
+    return s;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SweepSpecTest, AProductVariesTheLastAxisFastestAndBuildsRunArguments) {
+  const SweepSpec spec = load_sweep_spec(write(R"(
+axes:
+  config: kepler
+  kernel: [hotspot, sgemm]
+  scheduler: [lrr, gto, owf]
+  set: {gpu.num_sms: 2}
+  ctas: 8
+)"));
+  EXPECT_EQ(spec.name, "spec");  // the file's stem
+  ASSERT_EQ(spec.runs.size(), 6u);
+  EXPECT_EQ(spec.columns, (std::vector<std::string>{"config", "kernel", "scheduler", "set.gpu.num_sms", "ctas"}));
+  EXPECT_EQ(spec.runs[0].describe(), "config=kepler kernel=hotspot scheduler=lrr set.gpu.num_sms=2 ctas=8");
+  EXPECT_EQ(spec.runs[1].describe(), "config=kepler kernel=hotspot scheduler=gto set.gpu.num_sms=2 ctas=8");
+  EXPECT_EQ(spec.runs[3].describe(), "config=kepler kernel=sgemm scheduler=lrr set.gpu.num_sms=2 ctas=8");
+  EXPECT_EQ(args(spec.runs[5]), "run --config kepler --kernel sgemm --scheduler owf --ctas 8 --set gpu.num_sms=2");
+  EXPECT_EQ(spec.outputs, (std::vector<std::string>{"cycles", "ipc"}));
+}
+
+TEST_F(SweepSpecTest, ABundleSetsSeveralParametersAndOverridesThePlainAxes) {
+  const SweepSpec spec = load_sweep_spec(write(R"(
+name: fig
+axes:
+  kernel: hotspot
+  mechanism: regshare
+  variant:
+    Unshared: {mechanism: baseline, scheduler: lrr}
+    Shared-OWF: {sharing: 0.9, scheduler: owf, set: {frontend.reorder_registers: true}}
+)"));
+  ASSERT_EQ(spec.runs.size(), 2u);
+  EXPECT_EQ(spec.name, "fig");
+  EXPECT_EQ(args(spec.runs[0]), "run --kernel hotspot --mechanism baseline --scheduler lrr");
+  EXPECT_EQ(args(spec.runs[1]),
+            "run --kernel hotspot --mechanism regshare --sharing 0.9 --scheduler owf --set frontend.reorder_registers=true");
+  EXPECT_EQ(spec.runs[1].columns.back(), (std::pair<std::string, std::string>{"variant", "Shared-OWF"}));
+}
+
+TEST_F(SweepSpecTest, GridsAreAUnionAndReplaceTheCommonAxes) {
+  const SweepSpec spec = load_sweep_spec(write(R"(
+axes: {config: jatala-fermi, kernel: x, sharing: [0.5, 0.9]}
+grids:
+  - {kernel: [backprop, btree], mechanism: regshare}
+  - {kernel: conv1, mechanism: spmshare}
+)"));
+  ASSERT_EQ(spec.runs.size(), 6u);
+  EXPECT_EQ(spec.columns, (std::vector<std::string>{"grid", "config", "kernel", "sharing", "mechanism"}));
+  EXPECT_EQ(spec.runs[0].describe(), "grid=0 config=jatala-fermi kernel=backprop sharing=0.5 mechanism=regshare");
+  EXPECT_EQ(spec.runs[5].describe(), "grid=1 config=jatala-fermi kernel=conv1 sharing=0.9 mechanism=spmshare");
+}
+
+TEST_F(SweepSpecTest, AZipVariesItsAxesTogetherAndExclusionsDropRuns) {
+  const SweepSpec spec = load_sweep_spec(write(R"(
+axes:
+  kernel: [hotspot, sgemm, lbm]
+  ctas: [30, 40, 50]
+  mechanism: [baseline, regshare]
+zip: [[kernel, ctas]]
+exclude:
+  - {kernel: lbm, mechanism: regshare}
+  - {ctas: 40}
+)"));
+  std::vector<std::string> seen;
+  for (const auto& r : spec.runs) seen.push_back(r.describe());
+  EXPECT_EQ(seen, (std::vector<std::string>{"kernel=hotspot ctas=30 mechanism=baseline",
+                                            "kernel=hotspot ctas=30 mechanism=regshare",
+                                            "kernel=lbm ctas=50 mechanism=baseline"}));
+}
+
+TEST_F(SweepSpecTest, AnExclusionMatchesAParameterABundleSets) {
+  const SweepSpec spec = load_sweep_spec(write(R"(
+axes:
+  sharing: [0.5, 0.9]
+  variant: {off: {mechanism: baseline}, on: {mechanism: regshare}}
+exclude: [{mechanism: baseline, sharing: 0.9}]
+)"));
+  ASSERT_EQ(spec.runs.size(), 3u);
+  EXPECT_EQ(spec.runs[0].describe(), "sharing=0.5 variant=off");
+}
+
+TEST_F(SweepSpecTest, PathsAreRelativeToTheSpecFolderAndNamesStayNames) {
+  const SweepSpec spec = load_sweep_spec(write("axes: {config: gpus/my.yaml, kernel: [hotspot, k.yaml]}"));
+  const std::string folder = fs::absolute(dir_).lexically_normal().string();
+  EXPECT_EQ(spec.runs[0].run_args[2], folder + "/gpus/my.yaml");
+  EXPECT_EQ(spec.runs[0].run_args[4], "hotspot");
+  EXPECT_EQ(spec.runs[1].run_args[4], folder + "/k.yaml");
+}
+
+TEST_F(SweepSpecTest, BadSpecsAreRefusedNamingTheFileAndKey) {
+  const std::string file = (dir_ / "spec.yaml").string();
+  const struct {
+    const char* yaml;
+    const char* key;
+    const char* says;
+  } cases[] = {
+      {"axes: {kernel: hotspot}\nplots: []", "'plots'", "allowed: name, description, axes"},
+      {"name: hotspot\n", "'axes'", "missing"},
+      {"axes: {kernal: hotspot}", "'axes.kernal'", "not an axis; axes: config, kernel, trace"},
+      {"axes: {kernel: []}", "'axes.kernel'", "non-empty list"},
+      {"axes: {kernel: [hotspot, hotspot]}", "'axes.kernel'", "lists 'hotspot' twice"},
+      {"axes: {kernel: [[a]]}", "'axes.kernel[0]'", "single value"},
+      {"axes: {set: 3}", "'axes.set'", "mapping of --set keys"},
+      {"axes: {v: {a: {mechanizm: x}}}", "'axes.v.a.mechanizm'", "not a setting"},
+      {"axes: {kernel: [a, b], ctas: [1]}\nzip: [[kernel, ctas]]", "'zip[0]'", "equal lengths"},
+      {"axes: {kernel: [a, b]}\nzip: [[kernel, seeds]]", "'zip[0]'", "'seeds' is not an axis"},
+      {"axes: {kernel: [a, b]}\nexclude: [{kernl: a}]", "'exclude[0].kernl'", "not an axis or parameter"},
+      {"axes: {kernel: a}\nexclude: [{kernel: a}]", "'exclude'", "expands to no run"},
+      {"axes: {kernel: a, trace: t}", "'axes'", "both a kernel and a trace"},
+      {"name: 'my sweep'\naxes: {kernel: a}", "'name'", "letters, digits"},
+      {"axes: {kernel: a}\ngrids: {kernel: b}", "'grids'", "non-empty list"},
+      {"axes: {kernel: a}\nplot: {metric: ipc}", "'plot'", "list of plots"},
+      {"axes: {a: {x: {mechanism: m}}, b: {y: {mechanism: n}}}", "'axes.b.y.mechanism'", "also set by bundle axis 'a'"},
+  };
+  for (const auto& c : cases) {
+    const std::string e = error_of(c.yaml);
+    EXPECT_NE(e.find(file), std::string::npos) << c.yaml << " -> " << e;
+    EXPECT_NE(e.find(c.key), std::string::npos) << c.yaml << " -> " << e;
+    EXPECT_NE(e.find(c.says), std::string::npos) << c.yaml << " -> " << e;
+  }
+  EXPECT_NE(error_of("axes: [").find("malformed YAML"), std::string::npos);
+}
+
+// ------------------------------------------------------------------ the store
+
+TEST(SweepStore, FlattensScalarsWithDotsAndLeavesListsOut) {
+  const auto flat = flatten_scalars(nlohmann::json::parse(
+      R"({"cycles": 10, "counters": {"l1": {"misses": 3}, "per_bank": [1, 2]}, "name": "a", "deadlock": null})"));
+  ASSERT_EQ(flat.size(), 3u);
+  EXPECT_EQ(flat[0].first, "counters.l1.misses");
+  EXPECT_EQ(flat[0].second, 3);
+  EXPECT_EQ(flat[1].first, "cycles");
+  EXPECT_EQ(flat[2].first, "name");
+}
+
+TEST(SweepStore, CsvFieldsAreQuotedOnlyWhenTheyMustBe) {
+  EXPECT_EQ(csv_field("hotspot"), "hotspot");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+TEST(SweepStore, ARunIsDoneOnlyWhenItsReportIsPublished) {
+  const std::string out = (fs::temp_directory_path() / ("smshare_store_" + std::to_string(getpid()))).string();
+  SweepStore store(out);
+  store.prepare_run("ok", {{"run_args", {"run"}}});
+  store.prepare_run("bad", {{"run_args", {"run"}}});
+  store.prepare_run("dead", {{"run_args", {"run"}}});
+  EXPECT_EQ(store.record("ok").status, RunStatus::Pending);
+
+  std::ofstream(report_tmp_path(store.run_dir("ok"))) << "{\"cycles\": 5}";
+  EXPECT_FALSE(store.done("ok"));  // a report being written is not a result
+  finish_run(store.run_dir("ok"), 0, 1.5, "local");
+  EXPECT_TRUE(store.done("ok"));
+  EXPECT_FALSE(fs::exists(report_tmp_path(store.run_dir("ok"))));
+  EXPECT_EQ(store.record("ok").status, RunStatus::Ok);
+  EXPECT_EQ(store.record("ok").backend, "local");
+
+  std::ofstream(report_tmp_path(store.run_dir("bad"))) << "{";  // half a report, then exit 4
+  finish_run(store.run_dir("bad"), 4, 0.1, "slurm");
+  EXPECT_FALSE(store.done("bad"));
+  EXPECT_EQ(store.record("bad").status, RunStatus::Failed);
+  EXPECT_EQ(*store.record("bad").exit_code, 4);
+
+  std::ofstream(report_tmp_path(store.run_dir("dead"))) << "{\"deadlock\": {}}";
+  finish_run(store.run_dir("dead"), 3, 0.1, "local");
+  EXPECT_EQ(store.record("dead").status, RunStatus::Deadlock);
+
+  store.forget("ok");
+  EXPECT_EQ(store.record("ok").status, RunStatus::Pending);
+  fs::remove_all(out);
+}
+
+// ------------------------------------------------------------------ progress
+
+TEST(SweepProgress, ATerminalGetsOneLineRedrawnAndALogALinePerRun) {
+  std::ostringstream tty, log;
+  SweepProgress on_tty(tty, true, "s", 4), on_log(log, false, "s", 4);
+  on_tty.finished("ok", "kernel=a", 1.0, 10.0, 2);
+  on_log.finished("ok", "kernel=a", 1.0, 10.0, 2);
+  EXPECT_EQ(on_tty.line(10.0, 2), "1/4 done, 2 running, 0:10 elapsed, ETA 0:30");
+  EXPECT_EQ(tty.str(), "\rsweep s: 1/4 done, 2 running, 0:10 elapsed, ETA 0:30");
+  EXPECT_EQ(log.str(), "sweep s: [1/4] ok kernel=a (1.0 s)\n");
+  on_tty.tick(10.1, 2);  // within a quarter second: not redrawn
+  EXPECT_EQ(tty.str().find('\r', 1), std::string::npos);
+  on_tty.finished("failed", "kernel=b", 1.0, 20.0, 1);
+  EXPECT_NE(tty.str().find("sweep s: failed: kernel=b\n"), std::string::npos);  // a failure stays on screen
+  EXPECT_EQ(on_tty.failed(), 1u);
+  EXPECT_EQ(SweepProgress::clock(3723), "1:02:03");
+}
+
+}  // namespace
+}  // namespace smshare
