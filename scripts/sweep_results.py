@@ -22,13 +22,7 @@ class Results:
     def __init__(self, path):
         self.path = path
         self.dir = os.path.dirname(os.path.abspath(path))
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except OSError as e:
-            raise SweepError(f"{path}: {e.strerror}")
-        except json.JSONDecodeError as e:
-            raise SweepError(f"{path}: not valid JSON: {e}")
+        data = _read(path, json.load, "JSON")
         if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
             raise SweepError(f"{path}: no 'rows' list: not a sweep's results.json")
         self.name = data.get("sweep", "")
@@ -78,14 +72,19 @@ def results_path(arg):
     return os.path.join(arg, "results.json") if os.path.isdir(arg) else arg
 
 
-def load_spec(path):
+def _read(path, parse, language):
+    """`parse` applied to the file, or a SweepError naming it."""
     try:
         with open(path) as f:
-            spec = yaml.safe_load(f)
+            return parse(f)
     except OSError as e:
         raise SweepError(f"{path}: {e.strerror}")
-    except yaml.YAMLError as e:
-        raise SweepError(f"{path}: not valid YAML: {e}")
+    except (json.JSONDecodeError, yaml.YAMLError) as e:
+        raise SweepError(f"{path}: not valid {language}: {e}")
+
+
+def load_spec(path):
+    spec = _read(path, yaml.safe_load, "YAML")
     if not isinstance(spec, dict):
         raise SweepError(f"{path}: not a sweep spec (a mapping with axes:)")
     return spec
