@@ -38,7 +38,9 @@ void BankArray::resize(uint32_t banks) {
   size_ = banks;
 }
 
-BankArbitrator::BankArbitrator(uint32_t register_banks, uint32_t scratchpad_banks) {
+BankArbitrator::BankArbitrator(uint32_t register_banks, uint32_t scratchpad_banks, uint32_t register_bank_ports) {
+  if (register_bank_ports == 0) throw std::logic_error("bank arbitrator: a register bank needs at least one port");
+  groups_[static_cast<unsigned>(BankGroup::RegisterFile)].ports_ = register_bank_ports;
   set_banks(BankGroup::RegisterFile, register_banks);
   set_banks(BankGroup::Scratchpad, scratchpad_banks);
 }
@@ -53,7 +55,10 @@ void BankArbitrator::set_banks(BankGroup group, uint32_t banks) {
 void BankArbitrator::attach_neighbour(BankArbitrator& neighbour) {
   if (&neighbour == this) throw std::logic_error("bank arbitrator: an SM cannot be its own neighbour");
   neighbour_ = &neighbour;
+  // Grants are decided on the neighbour's banks, with their ports; this
+  // array only counts this SM's share.
   set_banks(BankGroup::RemoteRegisterFile, neighbour.register_file().banks());
+  groups_[static_cast<unsigned>(BankGroup::RemoteRegisterFile)].ports_ = neighbour.register_file().ports();
 }
 
 bool BankArbitrator::request_remote(uint16_t bank, bool is_write, uint64_t cycle) {
@@ -67,7 +72,7 @@ bool BankArbitrator::request_remote(uint16_t bank, bool is_write, uint64_t cycle
     refuse(mine, bank);
     return false;
   }
-  theirs.banks_[bank].granted = theirs.last_grant_ = cycle;
+  theirs.grant(bank, cycle);
   serve(theirs, bank, is_write);
   serve(mine, bank, is_write);
   ++probes_.grants_this_cycle;
@@ -97,7 +102,7 @@ bool BankArbitrator::taken(BankGroup group, uint16_t bank, uint64_t cycle) const
 bool BankArbitrator::granted(BankGroup group, uint16_t bank, uint64_t cycle) const {
   const BankArray& a = groups_[static_cast<unsigned>(group)];
   if (group == BankGroup::RemoteRegisterFile || bank >= a.size_) bad_bank(group, bank);
-  return a.banks_[bank].granted == cycle;
+  return a.banks_[bank].granted == cycle;  // ports_used >= 1 whenever granted is this cycle
 }
 
 void BankArbitrator::claim(BankGroup group, uint64_t first, const uint16_t* cycles) {

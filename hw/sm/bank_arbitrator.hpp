@@ -1,13 +1,16 @@
-// The bank arbitrator: grants the SM's single-ported banks to register
-// accesses, one access per bank per cycle, in the bank groups of
-// bank_group.hpp (register file, a mechanism's operand cache, the
-// scratchpad, a neighbouring SM's register file).
+// The bank arbitrator: grants the SM's banks to register accesses, in the
+// bank groups of bank_group.hpp (register file, a mechanism's operand cache,
+// the scratchpad, a neighbouring SM's register file). Each bank has a number
+// of ports: the accesses it serves per cycle. The register file's banks have
+// sm.register_bank_ports (GPGPU-Sim's gpgpu_reg_file_port_throughput); every
+// other group's banks are single-ported.
 //
 // Grant rules (the timing every testbench derives its cycles from):
-//  * A bank serves one access per cycle, read or write. Requests are served
-//    first come, first served within the cycle; a refused request is not
-//    queued: its requester asks again in a later cycle, and each refusal
-//    counts one conflict. SmCore asks in this order every cycle:
+//  * A bank serves up to `ports` accesses per cycle, reads and writes alike.
+//    Requests are served first come, first served within the cycle; a
+//    refused request is not queued: its requester asks again in a later
+//    cycle, and each refusal counts one conflict. SmCore asks in this order
+//    every cycle:
 //      1. writeback: the results due, oldest first (due cycle, then issue
 //         order), each instruction's destination registers in order;
 //      2. dispatch: an LDS/STS entering the scratchpad claims the scratchpad
@@ -15,20 +18,28 @@
 //      3. operand read: the collector units in rotating order, each unit's
 //         unread operands in source order (OperandCollectors::read).
 //    So a write has priority over a read of the same bank in the same cycle.
+//    GPGPU-Sim runs its operand collector's arbitration once per port per
+//    cycle (shader.cc, shader_core_ctx::read_operands calls
+//    opndcoll_rfu_t::step reg_file_port_throughput times; the arbiter_t
+//    grants each bank one read per step and is reset after each): a bank
+//    reads `ports` registers per cycle, and a register written in the cycle
+//    (opndcoll_rfu_t::writeback, before the first step) takes one of them.
 //  * A claim reserves banks of a group for the cycles an access of the
 //    structure itself uses them (the scratchpad's waves: bank b for the
 //    first w_b cycles from the access's start): a register access routed to
-//    such a bank is refused in those cycles. A group holds one claim at a
-//    time (the structure has one access in flight); a new claim replaces it.
+//    such a bank is refused in those cycles, whatever its ports. A group
+//    holds one claim at a time (the structure has one access in flight); a
+//    new claim replaces it.
 //  * A bank's state is keyed by cycle number and never cleared: bank b is
-//    taken in cycle c iff it was granted in c or claimed over c. SMs that
-//    tick one after another within a cycle therefore see each other's
-//    grants on shared banks (RemoteRegisterFile) whichever ticks first, and
-//    a sleeping SM's banks need no clearing.
+//    taken in cycle c iff all its ports were granted in c or it is claimed
+//    over c. SMs that tick one after another within a cycle therefore see
+//    each other's grants on shared banks (RemoteRegisterFile) whichever
+//    ticks first, and a sleeping SM's banks need no clearing.
 //  * RemoteRegisterFile requests go to the attached neighbour's
-//    RegisterFile banks: the neighbour's bank array counts the read or write
-//    (the energy is spent in its banks); this arbitrator counts the grant or
-//    the conflict in its own RemoteRegisterFile array (this SM's share).
+//    RegisterFile banks, with the neighbour's ports: the neighbour's bank
+//    array counts the read or write (the energy is spent in its banks); this
+//    arbitrator counts the grant or the conflict in its own
+//    RemoteRegisterFile array (this SM's share).
 //
 // The register file of the SM is this arbitrator's RegisterFile bank array:
 // register_file() is what an architect points at for its per-bank reads and
@@ -55,6 +66,7 @@ class BankArray {
   };
 
   uint32_t banks() const { return size_; }
+  uint32_t ports() const { return ports_; }  // accesses each bank serves per cycle
   // Per bank: accesses served, and requests refused because the bank was taken.
   uint64_t reads(uint16_t bank) const { return banks_.at(bank).reads; }
   uint64_t writes(uint16_t bank) const { return banks_.at(bank).writes; }
@@ -72,16 +84,30 @@ class BankArray {
   // Everything the hot path touches for one bank, in one place.
   struct Bank {
     uint64_t granted = kNone;  // cycle of its last grant
+    uint32_t ports_used = 0;   // grants in cycle `granted`
     uint64_t reads = 0, writes = 0, conflicts = 0;
   };
   bool taken(uint16_t bank, uint64_t cycle) const {
+    const Bank& b = banks_[bank];
     // cycle - claim_first_ wraps to a huge number before the claim starts.
-    return banks_[bank].granted == cycle || (claim_cycles_ && cycle - claim_first_ < claim_cycles_[bank]);
+    return (b.granted == cycle && b.ports_used >= ports_) ||
+           (claim_cycles_ && cycle - claim_first_ < claim_cycles_[bank]);
+  }
+  // Takes one port of `bank` (not taken) in `cycle`.
+  void grant(uint16_t bank, uint64_t cycle) {
+    Bank& b = banks_[bank];
+    if (b.granted != cycle) {
+      b.granted = cycle;
+      b.ports_used = 0;
+    }
+    ++b.ports_used;
+    last_grant_ = cycle;
   }
   void resize(uint32_t banks);
 
   std::vector<Bank> banks_;
   uint32_t size_ = 0;
+  uint32_t ports_ = 1;
   const uint16_t* claim_cycles_ = nullptr;  // per bank: cycles claimed from claim_first_ (the claimant's array)
   uint64_t claim_first_ = 0;
   uint64_t last_grant_ = kNone;  // cycle of the group's last grant (any bank)
@@ -95,9 +121,11 @@ class BankArbitrator {
     uint32_t conflicts_this_cycle = 0;  // requests refused this cycle (all groups)
   };
 
-  // RegisterFile and Scratchpad sized from the SM's spec; OperandCache and
+  // RegisterFile and Scratchpad sized from the SM's spec (sm.register_banks
+  // with sm.register_bank_ports each, sm.scratchpad_banks); OperandCache and
   // RemoteRegisterFile have no banks until set_banks / attach_neighbour.
-  BankArbitrator(uint32_t register_banks, uint32_t scratchpad_banks);
+  // Banks of every group but the register file have one port.
+  BankArbitrator(uint32_t register_banks, uint32_t scratchpad_banks, uint32_t register_bank_ports = 1);
   BankArbitrator(const BankArbitrator&) = delete;  // neighbours and claimants hold pointers
   BankArbitrator& operator=(const BankArbitrator&) = delete;
 
@@ -113,8 +141,9 @@ class BankArbitrator {
     if (cycle != cycle_) start_cycle(cycle);
   }
 
-  // One access to `bank` of `group` in `cycle`: true if granted (the bank is
-  // then taken for the cycle), false if the bank is taken (a conflict).
+  // One access to `bank` of `group` in `cycle`: true if granted (one of the
+  // bank's ports is then used for the cycle), false if the bank is taken (a
+  // conflict).
   // A bank outside the group is a mechanism's error (std::logic_error).
   bool request(BankGroup group, uint16_t bank, bool is_write, uint64_t cycle) {
     if (group == BankGroup::RemoteRegisterFile) return request_remote(bank, is_write, cycle);
@@ -124,15 +153,16 @@ class BankArbitrator {
       refuse(a, bank);
       return false;
     }
-    a.banks_[bank].granted = a.last_grant_ = cycle;
+    a.grant(bank, cycle);
     serve(a, bank, is_write);
     ++probes_.grants_this_cycle;
     return true;
   }
 
-  // Is `bank` of `group` taken in `cycle` (granted or claimed)?
+  // Is `bank` of `group` taken in `cycle` (every port granted, or claimed)?
   bool taken(BankGroup group, uint16_t bank, uint64_t cycle) const;
-  // Was any bank of `group`, or bank `bank`, granted to a request in `cycle`?
+  // Was any bank of `group`, or bank `bank`, granted to a request (any of
+  // its ports) in `cycle`?
   bool granted_any(BankGroup group, uint64_t cycle) const {
     return groups_[static_cast<unsigned>(group)].last_grant_ == cycle;
   }

@@ -1,6 +1,6 @@
-// gpu.smN.bank_arbitrator: grants the SM's single-ported banks (register
-// file, operand cache, scratchpad, a neighbour's register file) one access
-// per bank per cycle. Its state is the BankArbitrator (grant rules in
+// gpu.smN.bank_arbitrator: grants the SM's banks (register file, operand
+// cache, scratchpad, a neighbour's register file) as many accesses per bank
+// per cycle as the bank has ports. Its state is the BankArbitrator (grant rules in
 // bank_arbitrator.hpp).
 //
 // Probes (plain stores, cleared when the SM's cycle starts):

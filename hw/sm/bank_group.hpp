@@ -1,7 +1,7 @@
-// The groups of single-ported banks a register access can be sent to. A
-// mechanism's RegisterRoute names the group and the bank inside it
-// (OperandRoute); the SM's BankArbitrator grants one access per bank per
-// cycle in each group.
+// The groups of banks a register access can be sent to. A mechanism's
+// RegisterRoute names the group and the bank inside it (OperandRoute); the
+// SM's BankArbitrator grants each bank as many accesses per cycle as it has
+// ports (sm.register_bank_ports for the register file, one elsewhere).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 namespace smshare {
 
 enum class BankGroup : uint8_t {
-  RegisterFile = 0,        // the SM's register banks (sm.register_banks)
+  RegisterFile = 0,        // the SM's register banks (sm.register_banks, sm.register_bank_ports each)
   OperandCache = 1,        // a mechanism's operand cache (EXPARS: 4 banks); 0 banks unless the mechanism declares them
   Scratchpad = 2,          // the scratchpad's banks (sm.scratchpad_banks), shared with the LDS/STS path
   RemoteRegisterFile = 3,  // a neighbouring SM's register banks (cross-SM sharing)

@@ -51,7 +51,7 @@ class CtaAdmission {
 };
 
 // Where a register operand access goes and what it costs. The bank
-// arbitrator grants (group, bank) one access per cycle (bank_arbitrator.hpp).
+// arbitrator grants (group, bank) one access per port per cycle (bank_arbitrator.hpp).
 struct OperandRoute {
   bool retry = false;         // not accessible this cycle (e.g. a lock held by the partner)
   uint16_t bank = 0;          // bank within `group` that serves it

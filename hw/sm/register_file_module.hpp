@@ -1,5 +1,5 @@
-// gpu.smN.register_file: the SM's register banks (sm.register_banks
-// single-ported banks). Its state is the RegisterFile BankArray inside the
+// gpu.smN.register_file: the SM's register banks (sm.register_banks banks
+// of sm.register_bank_ports ports each). Its state is the RegisterFile BankArray inside the
 // SM's BankArbitrator, which grants the accesses (bank_arbitrator.hpp).
 //
 // Probes (plain stores of the bank array, cleared when the SM's cycle

@@ -1,6 +1,7 @@
-// The bank arbitrator on its own: one access per bank per cycle, first come
-// first served, claims, bank groups, and a neighbour's register banks, with
-// cycles derived by hand from the rules in hw/sm/bank_arbitrator.hpp.
+// The bank arbitrator on its own: one access per bank per cycle (or one per
+// port of a multi-ported register bank), first come first served, claims,
+// bank groups, and a neighbour's register banks, with cycles derived by hand
+// from the rules in hw/sm/bank_arbitrator.hpp.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -176,6 +177,88 @@ TEST(BankArbitrator, RemoteAccessesCompeteWithTheNeighboursOwnWhicheverSmTicksFi
   EXPECT_EQ(remote.conflicts(5), 1u);
   EXPECT_EQ(sm0.register_file().total_reads() + sm0.register_file().total_writes(), 1u);
   EXPECT_EQ(sm0.total_conflicts(), 1u);
+}
+
+TEST(BankArbitrator, ATwoPortedRegisterBankServesTwoAccessesPerCycle) {
+  // sm.register_bank_ports = 2 (GPGPU-Sim's gpgpu_reg_file_port_throughput):
+  // the write and three reads of the first test, all to RF bank 3 in cycle
+  // 10: the write and the first read take bank 3's two ports in cycle 10,
+  // the other two reads are refused (2 conflicts) and both granted in 11.
+  BankArbitrator arb(16, 32, 2);
+  EXPECT_EQ(arb.register_file().ports(), 2u);
+  std::vector<Request> reqs = {{BankGroup::RegisterFile, 3, true},
+                               {BankGroup::RegisterFile, 3, false},
+                               {BankGroup::RegisterFile, 3, false},
+                               {BankGroup::RegisterFile, 3, false}};
+  run_until_granted(arb, reqs, 10);
+  EXPECT_EQ(reqs[0].granted_in, 10u);
+  EXPECT_EQ(reqs[1].granted_in, 10u);
+  EXPECT_EQ(reqs[2].granted_in, 11u);
+  EXPECT_EQ(reqs[3].granted_in, 11u);
+  EXPECT_EQ(arb.register_file().conflicts(3), 2u);
+  EXPECT_EQ(arb.register_file().reads(3), 3u);
+  EXPECT_EQ(arb.register_file().writes(3), 1u);
+
+  // Two reads in one cycle are granted, a third waits; the bank is taken
+  // only once both ports are used.
+  arb.begin_cycle(20);
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 5, false, 20));
+  EXPECT_TRUE(arb.granted(BankGroup::RegisterFile, 5, 20));
+  EXPECT_FALSE(arb.taken(BankGroup::RegisterFile, 5, 20));
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 5, false, 20));
+  EXPECT_TRUE(arb.taken(BankGroup::RegisterFile, 5, 20));
+  EXPECT_FALSE(arb.request(BankGroup::RegisterFile, 5, false, 20));
+  EXPECT_EQ(arb.register_file().probes().reads_this_cycle, 2u);
+  EXPECT_EQ(arb.register_file().probes().conflicts_this_cycle, 1u);
+  // Keyed by cycle: both ports are free again in the next cycle.
+  EXPECT_FALSE(arb.taken(BankGroup::RegisterFile, 5, 21));
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 5, false, 21));
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 5, false, 21));
+}
+
+TEST(BankArbitrator, RegisterBankPortsLeaveOtherGroupsAndClaimsAlone) {
+  // Only the register file's banks have sm.register_bank_ports: the
+  // scratchpad's and the operand cache's stay single-ported, and a claimed
+  // bank is refused whatever its ports.
+  BankArbitrator arb(16, 32, 2);
+  arb.set_banks(BankGroup::OperandCache, 4);
+  EXPECT_EQ(arb.group(BankGroup::Scratchpad).ports(), 1u);
+  EXPECT_EQ(arb.group(BankGroup::OperandCache).ports(), 1u);
+  EXPECT_TRUE(arb.request(BankGroup::Scratchpad, 0, false, 3));
+  EXPECT_FALSE(arb.request(BankGroup::Scratchpad, 0, false, 3));
+  EXPECT_TRUE(arb.request(BankGroup::OperandCache, 1, false, 3));
+  EXPECT_FALSE(arb.request(BankGroup::OperandCache, 1, false, 3));
+
+  std::vector<uint16_t> cycles(32, 0);
+  cycles[2] = 2;  // scratchpad bank 2 claimed in cycles 8 and 9
+  arb.claim(BankGroup::Scratchpad, 8, cycles.data());
+  EXPECT_FALSE(arb.request(BankGroup::Scratchpad, 2, false, 9));
+  std::vector<uint16_t> rf_cycles(16, 0);
+  rf_cycles[4] = 1;  // a claim on a two-ported register bank takes both ports
+  arb.claim(BankGroup::RegisterFile, 8, rf_cycles.data());
+  EXPECT_TRUE(arb.taken(BankGroup::RegisterFile, 4, 8));
+  EXPECT_FALSE(arb.request(BankGroup::RegisterFile, 4, false, 8));
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 4, false, 9));
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 4, false, 9));
+}
+
+TEST(BankArbitrator, RemoteAccessesUseTheNeighboursPorts) {
+  // Two-ported register banks on both SMs: in cycle 7 SM0's remote read and
+  // SM1's own read of SM1's bank 3 both go; SM1's second own read is refused.
+  BankArbitrator sm0(16, 32, 2), sm1(16, 32, 2);
+  sm0.attach_neighbour(sm1);
+  EXPECT_EQ(sm0.group(BankGroup::RemoteRegisterFile).ports(), 2u);
+  EXPECT_TRUE(sm0.request(BankGroup::RemoteRegisterFile, 3, false, 7));
+  EXPECT_TRUE(sm1.request(BankGroup::RegisterFile, 3, false, 7));
+  EXPECT_FALSE(sm1.request(BankGroup::RegisterFile, 3, false, 7));
+  EXPECT_FALSE(sm0.request(BankGroup::RemoteRegisterFile, 3, true, 7));
+  EXPECT_TRUE(sm0.taken(BankGroup::RemoteRegisterFile, 3, 7));
+  EXPECT_EQ(sm1.register_file().reads(3), 2u);
+  EXPECT_EQ(sm0.group(BankGroup::RemoteRegisterFile).conflicts(3), 1u);
+}
+
+TEST(BankArbitrator, ARegisterBankNeedsAPort) {
+  EXPECT_THROW(BankArbitrator(16, 32, 0), std::logic_error);
 }
 
 }  // namespace
