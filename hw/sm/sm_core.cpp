@@ -526,9 +526,13 @@ void SmCore::fetch() {
   for (const auto& counts : wait_count_) waiting += counts[static_cast<int>(StallReason::Fetch)];
   if (waiting == 0) return;
   const uint32_t n = static_cast<uint32_t>(warps_.size());
+  // The scan starts where the last cycle's fetches left off; fetch_rr_
+  // moves as warps are fetched, so the scan keeps its own start (with
+  // sm.fetch_per_cycle > 1 it would otherwise skip the slot after each).
+  const uint32_t start = fetch_rr_;
   uint32_t fetched = 0;
   for (uint32_t k = 0; k < n && fetched < spec_.fetch_per_cycle; ++k) {
-    const uint32_t slot = (fetch_rr_ + k) % n;
+    const uint32_t slot = (start + k) % n;
     Warp& w = warps_[slot];
     if (!w.valid || w.stream_done || w.ib_count != 0) continue;
     ++fetched;
