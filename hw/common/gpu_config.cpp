@@ -41,6 +41,8 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("sm.max_ctas", &m.max_ctas, 1, 256, "CTA slots per SM");
   t.add_uint("sm.registers", &m.registers, 32, 1u << 22, "32-bit registers per SM");
   t.add_uint("sm.register_banks", &m.register_banks, 1, 64, "register file banks");
+  t.add_uint("sm.register_bank_ports", &m.register_bank_ports, 1, 8,
+             "accesses (reads or writes) one register bank serves per cycle (GPGPU-Sim: gpgpu_reg_file_port_throughput)");
   t.add_uint("sm.reg_alloc_thread_granularity", &m.reg_alloc_thread_granularity, 1, 256,
              "registers per thread are rounded up to a multiple of this");
   t.add_uint("sm.reg_alloc_warp_granularity", &m.reg_alloc_warp_granularity, 1, 8192,
@@ -54,6 +56,12 @@ void declare_params(ParamTable& t, GpuSpec& s) {
                "warp scheduling policy (owf: Jatala's owner warp first; with baseline, oldest first)");
   t.add_uint("sm.two_level_active_warps", &m.two_level_active_warps, 1, 64,
              "active-set size per scheduler for the two-level policy");
+  t.add_bool("sm.dual_issue", &m.dual_issue,
+             "a scheduler that issues a warp's instruction may issue the warp's next one in the same cycle "
+             "(GPGPU-Sim: gpgpu_max_insn_issue_per_warp = 2)");
+  t.add_bool("sm.dual_issue_different_units", &m.dual_issue_different_units,
+             "with sm.dual_issue, the second instruction must go to another execution unit (SP, SFU, LDST) "
+             "than the first (GPGPU-Sim: gpgpu_dual_issue_diff_exec_units)");
   t.add_uint("sm.ibuffer_entries", &m.ibuffer_entries, 1, 16, "decoded instructions buffered per warp");
   t.add_uint("sm.fetch_per_cycle", &m.fetch_per_cycle, 1, 64, "warps fetched and decoded per cycle");
   t.add_uint("sm.oc_units_sp", &m.oc_units_sp, 1, 64, "operand collector units for the SP pipe");

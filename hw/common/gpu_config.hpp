@@ -27,6 +27,7 @@ struct SmSpec {
   uint32_t max_ctas = 8;
   uint32_t registers = 32768;          // 32-bit registers per SM
   uint32_t register_banks = 16;
+  uint32_t register_bank_ports = 1;            // accesses one register bank serves per cycle
   uint32_t reg_alloc_thread_granularity = 4;  // regs/thread rounded up to a multiple of this
   uint32_t reg_alloc_warp_granularity = 64;   // then regs/warp rounded up to a multiple of this
   uint32_t scratchpad_bytes = 48 * 1024;
@@ -35,6 +36,8 @@ struct SmSpec {
   uint32_t num_schedulers = 2;
   std::string scheduler = "lrr";               // one of scheduler_policy_names()
   uint32_t two_level_active_warps = 8;         // per scheduler, for two-level
+  bool dual_issue = false;                     // a scheduler may issue its warp's next instruction too
+  bool dual_issue_different_units = false;     // ... only to another execution unit than the first
   uint32_t ibuffer_entries = 2;                // decoded instructions buffered per warp
   uint32_t fetch_per_cycle = 1;                // warps fetched/decoded per cycle
   uint32_t oc_units_sp = 6;

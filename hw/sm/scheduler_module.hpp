@@ -4,9 +4,11 @@
 // ordering state; SmCore's issue stage fills the SchedulerProbes.
 //
 // Probes (plain stores of SmCore::issue): `issued_warp`, the warp slot it
-// issued this cycle (-1 = none; signed); `ready_warps`, its warps ready to
-// issue as far as they themselves are concerned (the mechanism's gate or a
-// full collector pool may still hold them). Counter: `issued`.
+// issued from this cycle (-1 = none; signed); `issued_this_cycle`, how many
+// instructions (2 on a dual-issue cycle, sm.dual_issue: both are
+// issued_warp's); `ready_warps`, its warps ready to issue as far as they
+// themselves are concerned (the mechanism's gate or a full collector pool
+// may still hold them). Counter: `issued` (instructions).
 #pragma once
 
 #include "hw/common/structure_module.hpp"
@@ -21,6 +23,7 @@ class SchedulerModule : public StructureModule {
                   uint32_t sm)
       : StructureModule(name, "warp scheduler", "SchedulerPolicy", sm), policy_(policy), probes_(probes) {
     probe("issued_warp", probes.issued_warp);
+    probe("issued_this_cycle", probes.issued_this_cycle);
     probe("ready_warps", probes.ready_warps);
   }
 

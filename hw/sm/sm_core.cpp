@@ -100,7 +100,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       warps_(spec_.max_warps),
       ctas_(spec_.max_ctas),
       line_bytes_(gpu.l1.size_bytes ? gpu.l1.line_bytes : gpu.l2.line_bytes),
-      arbitrator_(spec_.register_banks, spec_.scratchpad_banks),
+      arbitrator_(spec_.register_banks, spec_.scratchpad_banks, spec_.register_bank_ports),
       collectors_(spec_),
       scratchpad_(spec_, arbitrator_),
       l1d_(gpu.l1) {
@@ -407,7 +407,8 @@ void SmCore::read_operands() {
   if (r.granted) progress_ = true;
 }
 
-// --- issue: each scheduler issues the first ready warp in its policy's order.
+// --- issue: each scheduler issues the first ready warp in its policy's order
+// (with sm.dual_issue, up to two instructions of that warp).
 StallReason SmCore::blocking_reason(const Warp& w) const {
   if (w.at_barrier) return StallReason::Barrier;
   if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
@@ -455,6 +456,7 @@ void SmCore::issue() {
     SchedulerProbes& probes = scheduler_probes_[s];
     probes.ready_warps = ready;
     probes.issued_warp = -1;
+    probes.issued_this_cycle = 0;
     if (ready == 0) continue;
 
     schedulers_[s]->order(sched_views_[s], sched_order_);
@@ -470,8 +472,9 @@ void SmCore::issue() {
     for (uint32_t slot : sched_order_) {
       Warp& w = warps_[slot];
       if (!w.valid || w.wait != StallReason::None) continue;
-      const WarpInstruction& inst = w.head();
-      if (!mechanism_.gate->may_issue(w.ctx, inst, now_)) {
+      const ExecUnit first_unit = exec_unit_of(w.head().op);
+      const IssueOutcome first = try_issue(s, slot);
+      if (first == IssueOutcome::GateRefused) {
         best = std::max(best, StallReason::Gate);
         if (!w.gate_refused) {
           w.gate_refused = true;
@@ -480,33 +483,20 @@ void SmCore::issue() {
         }
         continue;
       }
-      // Barrier and exit need no operands and no pipeline: they act at issue.
-      if (inst.op != OpClass::Barrier && inst.op != OpClass::Exit) {
-        if (!collectors_.allocate(w.ctx, inst, now_)) {
-          best = std::max(best, StallReason::Pipeline);
-          continue;
-        }
-        for (uint8_t i = 0; i < inst.num_dst; ++i)
-          if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
-        w.in_flight++;
+      if (first == IssueOutcome::NoCollector) {
+        best = std::max(best, StallReason::Pipeline);
+        continue;
       }
-      const bool is_barrier = inst.op == OpClass::Barrier;
-      stats_.warp_instructions++;
-      stats_.thread_instructions += inst.active_lanes();
-      stats_.op_counts[static_cast<int>(inst.op)]++;
-      w.pop();
-      schedulers_[s]->issued(slot);
-      probes.issued_warp = static_cast<int32_t>(slot);
-      ++probes.issued;
-      ++probes_.issued_count;
-      issued_any = progress_ = true;
-      if (is_barrier) {
-        stats_.barriers++;
-        arrive_at_barrier(slot);
-      }
-      refresh(slot);
-      note_if_exhausted(slot);
-      maybe_retire(slot);  // an exit or barrier with nothing in flight ends the warp here
+      issued_any = true;
+      // Dual issue (GPGPU-Sim's scheduler_unit::cycle with
+      // gpgpu_max_insn_issue_per_warp = 2): the same warp's next instruction,
+      // if it has no hazard of its own after the first issued (refresh() saw
+      // the first's destinations in the scoreboard, a barrier or EXIT, an
+      // empty instruction buffer), with the diff-exec-units rule if set. A
+      // second instruction that cannot go costs nothing: the cycle issued.
+      if (spec_.dual_issue && w.valid && w.wait == StallReason::None &&
+          !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == first_unit))
+        try_issue(s, slot);
       break;
     }
   }
@@ -518,6 +508,39 @@ void SmCore::issue() {
   if (issued_any) stats_.issue_cycles++;
   else if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles++;
   else stats_.idle_cycles++;
+}
+
+SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
+  Warp& w = warps_[slot];
+  const WarpInstruction& inst = w.head();
+  if (!mechanism_.gate->may_issue(w.ctx, inst, now_)) return IssueOutcome::GateRefused;
+  // Barrier and exit need no operands and no pipeline: they act at issue.
+  if (inst.op != OpClass::Barrier && inst.op != OpClass::Exit) {
+    if (!collectors_.allocate(w.ctx, inst, now_)) return IssueOutcome::NoCollector;
+    for (uint8_t i = 0; i < inst.num_dst; ++i)
+      if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
+    w.in_flight++;
+  }
+  const bool is_barrier = inst.op == OpClass::Barrier;
+  stats_.warp_instructions++;
+  stats_.thread_instructions += inst.active_lanes();
+  stats_.op_counts[static_cast<int>(inst.op)]++;
+  w.pop();
+  schedulers_[scheduler]->issued(slot);
+  SchedulerProbes& probes = scheduler_probes_[scheduler];
+  probes.issued_warp = static_cast<int32_t>(slot);
+  ++probes.issued_this_cycle;
+  ++probes.issued;
+  ++probes_.issued_count;
+  progress_ = true;
+  if (is_barrier) {
+    stats_.barriers++;
+    arrive_at_barrier(slot);
+  }
+  refresh(slot);
+  note_if_exhausted(slot);
+  maybe_retire(slot);  // an exit or barrier with nothing in flight ends the warp here
+  return IssueOutcome::Issued;
 }
 
 // --- fetch/decode: refill one empty instruction buffer per fetch slot.

@@ -105,10 +105,13 @@ struct SmProbes {
 
 // One warp scheduler's activity, for its module (gpu.smN.scheduler<s>):
 // plain stores in SmCore::issue(), read by nobody unless traced.
+// With sm.dual_issue both instructions of a cycle come from one warp, so
+// issued_warp names it and issued_this_cycle is 2.
 struct SchedulerProbes {
-  int32_t issued_warp = -1;   // warp slot it issued this cycle; -1 = none
-  uint32_t ready_warps = 0;   // its warps ready to issue (no hazard of their own) at its turn this cycle
-  uint64_t issued = 0;        // instructions it issued since elaboration (its activity counter)
+  int32_t issued_warp = -1;         // warp slot it issued from this cycle; -1 = none
+  uint32_t issued_this_cycle = 0;   // instructions it issued this cycle: 0, 1, or 2 with sm.dual_issue
+  uint32_t ready_warps = 0;         // its warps ready to issue (no hazard of their own) at its turn this cycle
+  uint64_t issued = 0;              // instructions it issued since elaboration (its activity counter)
 };
 
 class SmCore {
@@ -185,6 +188,12 @@ class SmCore {
   void dispatch();
   void read_operands();
   void issue();
+  // Issues warp `slot`'s next instruction from `scheduler` if the gate lets
+  // it and a collector unit of its type is free, with all the bookkeeping
+  // of an issue (scoreboard, statistics, policy, probes, barrier arrival,
+  // retirement).
+  enum class IssueOutcome : uint8_t { Issued, GateRefused, NoCollector };
+  IssueOutcome try_issue(size_t scheduler, uint32_t slot);
   void fetch();
   void start_ldst(const OperandCollectors::CollectorUnit& c);
   void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency);
