@@ -22,7 +22,7 @@ InstructionCache::Lookup InstructionCache::fetch(uint64_t addr, uint64_t cycle) 
   auto pending = fill_ready_.find(line);
   if (pending != fill_ready_.end()) {
     if (pending->second > cycle) {
-      // GPGPU-Sim counts this as a hit on a reserved line (MSHR hit).
+      // A hit on a reserved line (GPGPU-Sim HIT_RESERVED): the MSHR merges it.
       ++pending_hits_;
       return {Outcome::PendingHit, pending->second};
     }
