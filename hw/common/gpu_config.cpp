@@ -9,6 +9,7 @@
 #include <set>
 
 #include "hw/common/error.hpp"
+#include "hw/common/instruction.hpp"
 #include "hw/common/yaml_file.hpp"
 
 #ifndef SMSHARE_CONFIG_DIR
@@ -88,6 +89,15 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("l1.ways", &s.l1.ways, 1, 64, "L1 associativity");
   t.add_uint("l1.hit_latency", &s.l1.hit_latency, 1, 1000, "L1 hit latency, cycles");
 
+  t.add_uint("icache.size_bytes", &s.icache.size_bytes, 0, 1u << 20,
+             "instruction cache bytes per SM (0 = no instruction cache: fetch reads the program directly)");
+  t.add_uint("icache.line_bytes", &s.icache.line_bytes, 16, 1024,
+             "instruction cache line size (a miss reads one line below the SM)");
+  t.add_uint("icache.ways", &s.icache.ways, 1, 64, "instruction cache associativity");
+  t.add_uint("icache.hit_latency", &s.icache.hit_latency, 1, 1000,
+             "cycles from the fetch's instruction cache read (a hit, or a returned fill) to the first cycle its "
+             "instructions can issue");
+
   t.add_uint("icnt.latency", &s.icnt.latency, 0, 10000, "interconnect latency each way, cycles");
   t.add_uint("icnt.bytes_per_cycle", &s.icnt.bytes_per_cycle, 1, 4096, "bytes per cycle per port");
 
@@ -128,6 +138,22 @@ void validate(const GpuSpec& s, const std::string& origin) {
     if (s.l1.size_bytes % (s.l1.line_bytes * s.l1.ways) != 0 ||
         !is_pow2(s.l1.size_bytes / (s.l1.line_bytes * s.l1.ways)))
       throw input_error(origin, "l1.size_bytes", "must be a power-of-two number of sets of l1.ways * l1.line_bytes");
+  }
+  if (s.icache.size_bytes) {
+    if (!is_pow2(s.icache.line_bytes)) throw input_error(origin, "icache.line_bytes", "must be a power of two");
+    if (s.icache.line_bytes > s.l2.line_bytes)
+      throw input_error(origin, "icache.line_bytes",
+                        "must not exceed l2.line_bytes (" + std::to_string(s.l2.line_bytes) +
+                            "): a miss is one L2 line read");
+    if (s.icache.size_bytes % (s.icache.line_bytes * s.icache.ways) != 0 ||
+        !is_pow2(s.icache.size_bytes / (s.icache.line_bytes * s.icache.ways)))
+      throw input_error(origin, "icache.size_bytes",
+                        "must be a power-of-two number of sets of icache.ways * icache.line_bytes");
+    if (s.dram.swap_base < kInstructionBase + kInstructionRegionBytes)
+      throw input_error(origin, "dram.swap_base",
+                        "must be at least " + hex(kInstructionBase + kInstructionRegionBytes) +
+                            " with an instruction cache: instructions are read from [" + hex(kInstructionBase) +
+                            ", " + hex(kInstructionBase + kInstructionRegionBytes) + ")");
   }
   if (!is_pow2(s.l2.line_bytes)) throw input_error(origin, "l2.line_bytes", "must be a power of two");
   const uint64_t l2_set_bytes = uint64_t{s.dram.channels} * s.l2.line_bytes * s.l2.ways;

@@ -95,6 +95,12 @@ struct GpuSpec {
   double core_clock_mhz = 1400;
   SmSpec sm;
   CacheSpec l1;
+  // The instruction cache in front of fetch (GPGPU-Sim's -gpgpu_cache:il1).
+  // size_bytes = 0: none, fetch reads the program directly (the default).
+  // hit_latency here is fetch to issue: GPGPU-Sim's fetch fills the fetch
+  // buffer, decode moves it to the instruction buffer the next cycle, and
+  // the scheduler sees it the cycle after (2).
+  CacheSpec icache{0, 128, 4, 2};
   InterconnectSpec icnt;
   L2Spec l2;
   DramSpec dram;

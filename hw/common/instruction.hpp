@@ -14,6 +14,19 @@ constexpr unsigned kMaxSrcRegs = 4;
 constexpr uint16_t kNoReg = 0xFFFF;      // empty operand slot
 constexpr unsigned kMaxArchRegs = 256;   // architectural register index space per thread
 
+// Instruction memory. A kernel's instruction at byte offset `pc` of its code
+// (both front ends number from 0) is read by the instruction cache from
+// instruction_address(pc), as GPGPU-Sim adds PROGRAM_MEM_START to the PC.
+// The region is the top 4 GiB below 2^48 (the default dram.swap_base), so it
+// lies above every profile's global data (kGlobalLimit) and above the user
+// address space of the machines traces come from (CUDA's unified addresses
+// are host user-space pointers, below 2^47 on x86-64); the trace reader
+// rejects PCs that would leave it, and the config check rejects a swap region
+// that would overlap it.
+constexpr uint64_t kInstructionRegionBytes = 1ull << 32;
+constexpr uint64_t kInstructionBase = (1ull << 48) - kInstructionRegionBytes;
+inline uint64_t instruction_address(uint64_t pc) { return kInstructionBase + pc; }
+
 // Instruction classes the pipeline distinguishes. Each maps to one functional
 // unit and one latency; the front end (profiles or traces) decides the class.
 enum class OpClass : uint8_t {
@@ -55,7 +68,7 @@ struct WarpInstruction {
   uint8_t num_src = 0;
   uint8_t access_bytes = 0;  // bytes per active lane for memory instructions, else 0
   uint32_t active_mask = 0xFFFFFFFFu;
-  uint64_t pc = 0;
+  uint64_t pc = 0;  // byte offset in the kernel's code, below kInstructionRegionBytes
   std::array<uint16_t, kMaxDstRegs> dst{kNoReg, kNoReg};
   std::array<uint16_t, kMaxSrcRegs> src{kNoReg, kNoReg, kNoReg, kNoReg};
   std::array<uint64_t, kWarpLanes> addr{};

@@ -26,6 +26,7 @@ struct FrontendOptions {
 constexpr uint64_t kGlobalLoadBase = 0x10000000ull;  // loads sweep [base, base + footprint)
 constexpr uint64_t kGlobalRegionAlign = 1ull << 20;  // stores start at the next MiB above the load region
 constexpr uint64_t kGlobalLimit = 0xF000000000ull;
+static_assert(kGlobalLimit <= kInstructionBase, "profile data must stay below the instruction region");
 
 // Applies `overrides` (validated: threads in [1, 2048], regs in [1, 255],
 // smem in [0, 1 MiB], grid in [1, 2^31), and scratchpad present when the mix

@@ -306,6 +306,9 @@ void TraceLineParser::parse(const char* begin, const char* end, uint64_t line_no
 
   if (line_numbers_) f.dec("source line number", UINT32_MAX);
   out.pc = f.hex("PC", 16);
+  if (out.pc >= kInstructionRegionBytes)
+    f.fail("PC", "PC " + hex(out.pc) + " is beyond the " + hex(kInstructionRegionBytes) +
+                     "-byte instruction region (PCs are offsets in the kernel's code)");
   out.active_mask = static_cast<uint32_t>(f.hex("active mask", 8));
 
   const uint64_t ndst = f.dec("destination count", 16);

@@ -34,6 +34,10 @@ struct SmCore::Warp {
   std::vector<WarpInstruction> ibuffer;
   uint32_t ib_head = 0;
   uint32_t ib_count = 0;
+  // First cycle issue may see the buffered fetch group: the instruction
+  // cache's hit latency after its read; kNever while its line is being
+  // filled (GPGPU-Sim's imiss_pending). 0 without an instruction cache.
+  uint64_t ib_visible = 0;
   std::bitset<kMaxArchRegs> pending_writes;  // the scoreboard
   uint32_t in_flight = 0;                    // issued, not yet written back
   uint32_t pending_loads = 0;                // global loads in flight (long latency)
@@ -85,6 +89,10 @@ void SmStats::add(const SmStats& o) {
   l1_misses += o.l1_misses;
   l1_fills += o.l1_fills;
   l1_pending_hits += o.l1_pending_hits;
+  icache_hits += o.icache_hits;
+  icache_misses += o.icache_misses;
+  icache_fills += o.icache_fills;
+  icache_pending_hits += o.icache_pending_hits;
   global_transactions += o.global_transactions;
   global_load_lines += o.global_load_lines;
   global_store_lines += o.global_store_lines;
@@ -103,7 +111,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       arbitrator_(spec_.register_banks, spec_.scratchpad_banks, spec_.register_bank_ports),
       collectors_(spec_),
       scratchpad_(spec_, arbitrator_),
-      l1d_(gpu.l1) {
+      l1d_(gpu.l1),
+      icache_(gpu.icache) {
   for (auto& w : warps_) w.ibuffer.resize(spec_.ibuffer_entries);
   unit_next_free_[static_cast<int>(ExecUnit::Sp)].assign(spec_.sp_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Sfu)].assign(spec_.sfu_units, 0);
@@ -134,6 +143,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   // Each kernel starts with a cold L1 (GPGPU-Sim flushes it at kernel
   // launch); the L2 keeps its contents across kernels.
   l1d_.flush();
+  icache_.flush();
   // The SM slept since its last kernel drained: that time is nobody's
   // cycle (not active, not empty).
   ticked_once_ = false;
@@ -174,6 +184,7 @@ bool SmCore::launch_one_cta() {
     warp.ctx = {slot, cta_slot, w, next_age_++};
     warp.program = kernel_->warp_program(cta.cta_id, w);
     warp.ib_head = warp.ib_count = 0;
+    warp.ib_visible = 0;
     warp.pending_writes.reset();
     warp.in_flight = warp.pending_loads = 0;
     cta.warp_slots.push_back(slot);
@@ -221,6 +232,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   arbitrator_.begin_cycle(cycle);
   scratchpad_.begin_cycle();
   l1d_.begin_cycle();
+  icache_.begin_cycle();
   route_retries_this_cycle_ = 0;
   probes_.issued_count = 0;
 
@@ -240,6 +252,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
     priority_epoch_ = mechanism_.hooks->priority_epoch();
     for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
   }
+  decode();
   issue();
   fetch();
 
@@ -253,6 +266,8 @@ uint64_t SmCore::tick(uint64_t cycle) {
   if (resident_warps_ == 0 && completions_.empty() && !ldst_.busy) return kNever;
   if (progress_) return cycle + 1;
   if (!completions_.empty()) note_wake(completions_.top().cycle);
+  if (!decoding_.empty()) note_wake(decoding_.front().first);
+  if (!fill_waits_.empty()) note_wake(fill_waits_.top().ready);
   const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
   if (wake_hint_ == kNever && !time_wait) {
     // Warps are resident, nothing moved, and nothing is due: no future
@@ -412,6 +427,7 @@ void SmCore::read_operands() {
 StallReason SmCore::blocking_reason(const Warp& w) const {
   if (w.at_barrier) return StallReason::Barrier;
   if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
+  if (w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
   const WarpInstruction& inst = w.head();
   for (uint8_t i = 0; i < inst.num_src; ++i)
     if (inst.src[i] != kNoReg && w.pending_writes.test(inst.src[i])) return StallReason::Scoreboard;
@@ -543,22 +559,43 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
   return IssueOutcome::Issued;
 }
 
-// --- fetch/decode: refill one empty instruction buffer per fetch slot.
+// --- decode: fetch groups whose instruction-cache hit latency has passed
+// become visible to issue (only with an instruction cache).
+void SmCore::decode() {
+  while (!decoding_.empty() && decoding_.front().first <= now_) {
+    const uint32_t slot = decoding_.front().second;
+    decoding_.pop_front();
+    refresh(slot);
+  }
+}
+
+// --- fetch: refill one empty instruction buffer per fetch slot. With an
+// instruction cache, a slot first serves a warp whose line fill has returned
+// (GPGPU-Sim's fetch() takes m_L1I->access_ready() before a new lookup);
+// otherwise the next warp in round-robin order with an empty buffer reads
+// its next group from the program and looks up its first PC.
 void SmCore::fetch() {
   uint32_t waiting = 0;
   for (const auto& counts : wait_count_) waiting += counts[static_cast<int>(StallReason::Fetch)];
   if (waiting == 0) return;
+  uint32_t slots = spec_.fetch_per_cycle;
+  while (slots > 0 && !fill_waits_.empty() && fill_waits_.top().ready <= now_) {
+    const uint32_t slot = fill_waits_.top().warp;
+    fill_waits_.pop();
+    --slots;
+    progress_ = true;
+    start_decode(slot);
+  }
   const uint32_t n = static_cast<uint32_t>(warps_.size());
   // The scan starts where the last cycle's fetches left off; fetch_rr_
   // moves as warps are fetched, so the scan keeps its own start (with
   // sm.fetch_per_cycle > 1 it would otherwise skip the slot after each).
   const uint32_t start = fetch_rr_;
-  uint32_t fetched = 0;
-  for (uint32_t k = 0; k < n && fetched < spec_.fetch_per_cycle; ++k) {
+  for (uint32_t k = 0; k < n && slots > 0; ++k) {
     const uint32_t slot = (start + k) % n;
     Warp& w = warps_[slot];
     if (!w.valid || w.stream_done || w.ib_count != 0) continue;
-    ++fetched;
+    --slots;
     progress_ = true;
     while (w.ib_count < w.ibuffer.size()) {
       WarpInstruction& dst = w.ibuffer[(w.ib_head + w.ib_count) % w.ibuffer.size()];
@@ -576,9 +613,39 @@ void SmCore::fetch() {
       }
     }
     fetch_rr_ = (slot + 1) % n;
+    if (icache_.present() && w.ib_count != 0) read_icache(slot);
     refresh(slot);
     maybe_retire(slot);
   }
+}
+
+void SmCore::read_icache(uint32_t slot) {
+  Warp& w = warps_[slot];
+  const uint64_t addr = instruction_address(w.head().pc);
+  const InstructionCache::Lookup lookup = icache_.fetch(addr, now_);
+  uint64_t fill_ready = lookup.fill_ready;
+  switch (lookup.outcome) {
+    case InstructionCache::Outcome::Hit:
+      start_decode(slot);
+      return;
+    case InstructionCache::Outcome::Miss: {
+      // One line read through the SM's memory port, like a load's miss.
+      const uint64_t line = icache_.line_of(addr);
+      fill_ready = memory_.access(line, icache_.line_bytes(), /*is_write=*/false, now_);
+      icache_.fill_in_flight(line, fill_ready, now_);
+      break;
+    }
+    case InstructionCache::Outcome::PendingHit:
+      break;
+  }
+  w.ib_visible = kNever;
+  fill_waits_.push({fill_ready, fill_wait_seq_++, slot});
+}
+
+void SmCore::start_decode(uint32_t slot) {
+  Warp& w = warps_[slot];
+  w.ib_visible = now_ + icache_.hit_latency();
+  decoding_.emplace_back(w.ib_visible, slot);
 }
 
 // --- barriers: a CTA's barrier opens when every warp that can still reach it has.
@@ -664,6 +731,10 @@ SmStats SmCore::stats() const {
   s.l1_misses = l1d_.misses();
   s.l1_fills = l1d_.fills();
   s.l1_pending_hits = l1d_.pending_hits();
+  s.icache_hits = icache_.hits();
+  s.icache_misses = icache_.misses();
+  s.icache_fills = icache_.fills();
+  s.icache_pending_hits = icache_.pending_hits();
   return s;
 }
 

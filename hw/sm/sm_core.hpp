@@ -4,10 +4,11 @@
 // drives, each a component of its own with its state, cycle rules and
 // counters: the operand collectors (operand_collectors.hpp), the bank
 // arbitrator and the register file's banks (bank_arbitrator.hpp), the
-// scratchpad (scratchpad.hpp) and the L1 data cache (l1_data_cache.hpp).
+// scratchpad (scratchpad.hpp), the L1 data cache (l1_data_cache.hpp) and,
+// when configured, the instruction cache (instruction_cache.hpp).
 //
 // One call of tick() is one core cycle; stages run back to front
-// (writeback -> LDST -> dispatch -> operand read -> issue -> fetch) so a stage
+// (writeback -> LDST -> dispatch -> operand read -> decode -> issue -> fetch) so a stage
 // can use a slot its successor freed in the same cycle, as in GPGPU-Sim's
 // shader core. Time and wiring (the clock process, the TLM socket, VCD) live
 // in SmModule; this class only sees cycle numbers and a GlobalMemoryPort.
@@ -16,6 +17,7 @@
 #include <array>
 #include <bitset>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <queue>
 #include <vector>
@@ -25,6 +27,7 @@
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/frontend/kernel.hpp"
 #include "hw/sm/bank_arbitrator.hpp"
+#include "hw/sm/instruction_cache.hpp"
 #include "hw/sm/l1_data_cache.hpp"
 #include "hw/sm/mechanism.hpp"
 #include "hw/sm/operand_collectors.hpp"
@@ -33,7 +36,8 @@
 
 namespace smshare {
 
-// The LDST unit's view of the memory hierarchy below L1.
+// The SM's view of the memory hierarchy below its L1 caches: the LDST
+// unit's line transactions and the instruction cache's line fills.
 class GlobalMemoryPort {
  public:
   virtual ~GlobalMemoryPort() = default;
@@ -82,6 +86,8 @@ struct SmStats {
   uint64_t smem_accesses = 0, smem_conflict_cycles = 0;  // scratchpad
   uint64_t l1_hits = 0, l1_misses = 0, l1_fills = 0;    // L1 data cache
   uint64_t l1_pending_hits = 0;  // hits on a line whose fill was still in flight: data waits for the fill
+  uint64_t icache_hits = 0, icache_misses = 0, icache_fills = 0;  // instruction cache (0 when there is none)
+  uint64_t icache_pending_hits = 0;  // fetches of a line whose fill was in flight: the warp waits for the fill
   uint64_t global_transactions = 0, global_load_lines = 0, global_store_lines = 0;
   uint64_t barriers = 0;
   uint64_t last_cycle = 0;            // cycle in which the SM last had work
@@ -159,6 +165,8 @@ class SmCore {
   const Scratchpad& scratchpad() const { return scratchpad_; }
   L1DataCache& l1d() { return l1d_; }
   const L1DataCache& l1d() const { return l1d_; }
+  // The instruction cache; present() is false with icache.size_bytes = 0.
+  const InstructionCache& icache() const { return icache_; }
   // Warp scheduler s (sm.num_schedulers of them; warp slot w belongs to
   // scheduler w mod sm.num_schedulers): its policy and its probes, both
   // living as long as the SM.
@@ -187,6 +195,7 @@ class SmCore {
   void ldst_step();
   void dispatch();
   void read_operands();
+  void decode();
   void issue();
   // Issues warp `slot`'s next instruction from `scheduler` if the gate lets
   // it and a collector unit of its type is free, with all the bookkeeping
@@ -195,6 +204,12 @@ class SmCore {
   enum class IssueOutcome : uint8_t { Issued, GateRefused, NoCollector };
   IssueOutcome try_issue(size_t scheduler, uint32_t slot);
   void fetch();
+  // The fetch group just put in warp `slot`'s instruction buffer looks up
+  // the instruction cache: it decodes (a hit) or waits for a line fill.
+  void read_icache(uint32_t slot);
+  // The group's instruction-cache read happened this cycle (a hit, or its
+  // returned fill): issue may see it icache.hit_latency cycles from now.
+  void start_decode(uint32_t slot);
   void start_ldst(const OperandCollectors::CollectorUnit& c);
   void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency);
   void arrive_at_barrier(uint32_t warp);
@@ -236,6 +251,21 @@ class SmCore {
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
   uint64_t completion_seq_ = 0;
 
+  // Fetch groups read from the instruction cache, waiting out its hit
+  // latency: (first cycle issue may see them, warp slot), in fetch order,
+  // which is also the order of those cycles.
+  std::deque<std::pair<uint64_t, uint32_t>> decoding_;
+  // Warps whose fetch waits for an instruction-cache line fill, served in
+  // the order the fills return (then in the order the warps missed).
+  struct FillWait {
+    uint64_t ready;
+    uint64_t seq;
+    uint32_t warp;
+    bool operator>(const FillWait& o) const { return ready != o.ready ? ready > o.ready : seq > o.seq; }
+  };
+  std::priority_queue<FillWait, std::vector<FillWait>, std::greater<FillWait>> fill_waits_;
+  uint64_t fill_wait_seq_ = 0;
+
   struct Ldst {
     bool busy = false;
     uint32_t warp = 0;
@@ -250,6 +280,7 @@ class SmCore {
   OperandCollectors collectors_;
   Scratchpad scratchpad_;  // claims its banks in arbitrator_
   L1DataCache l1d_;
+  InstructionCache icache_;
 
   uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
   uint32_t fetch_rr_ = 0;

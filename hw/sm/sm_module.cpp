@@ -5,6 +5,7 @@
 
 #include "hw/common/error.hpp"
 #include "hw/sm/bank_arbitrator_module.hpp"
+#include "hw/sm/instruction_cache_module.hpp"
 #include "hw/sm/l1_data_cache_module.hpp"
 #include "hw/sm/operand_collectors_module.hpp"
 #include "hw/sm/register_file_module.hpp"
@@ -49,6 +50,8 @@ void SmModule::add_structures() {
       std::make_unique<OperandCollectorsModule>("operand_collectors", core.operand_collectors(), sm_id_));
   structures_.push_back(std::make_unique<ScratchpadModule>("scratchpad", core.scratchpad(), sm_id_));
   structures_.push_back(std::make_unique<L1DataCacheModule>("l1d", core.l1d(), sm_id_));
+  if (core.icache().present())
+    structures_.push_back(std::make_unique<InstructionCacheModule>("icache", core.icache(), sm_id_));
   for (uint32_t s = 0; s < core.num_schedulers(); ++s)
     structures_.push_back(std::make_unique<SchedulerModule>(("scheduler" + std::to_string(s)).c_str(),
                                                             core.scheduler(s), core.scheduler_probes(s), sm_id_));

@@ -1,10 +1,11 @@
 // The SM as a SystemC module: it owns the SM's TLM-2.0 initiator socket,
-// turning the LDST unit's line transactions into b_transport calls (loosely
-// timed: the target annotates the delay; nothing waits), registers the
-// SM-wide waveform probes (scope gpu.smN), and has a child module per named
-// structure of its SmCore (gpu.smN.register_file, bank_arbitrator,
-// operand_collectors, scratchpad, l1d, scheduler<s>), each bound to the
-// plain object the core owns for its whole life. Its clock comes from the GPU (GpuModule's
+// turning the LDST unit's line transactions and the instruction cache's line
+// fills into b_transport calls (loosely timed: the target annotates the
+// delay; nothing waits), registers the SM-wide waveform probes (scope
+// gpu.smN), and has a child module per named structure of its SmCore
+// (gpu.smN.register_file, bank_arbitrator, operand_collectors, scratchpad,
+// l1d, icache when configured, scheduler<s>), each bound to the plain object
+// the core owns for its whole life. Its clock comes from the GPU (GpuModule's
 // clock method ticks the SMs that are due in a cycle in SM order, so the
 // order in which SMs reach the memory system never depends on how SystemC
 // orders processes).

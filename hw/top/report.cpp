@@ -166,6 +166,13 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
       {"global_transactions", total.global_transactions},
       {"barriers", total.barriers},
       {"memory", gpu.memory().stats_json()}};
+  // Only a run with an instruction cache has its counters: with the default
+  // (none) the report is what it was before the key existed.
+  if (spec.icache.size_bytes)
+    report["counters"]["icache"] = {{"hits", total.icache_hits},
+                                    {"misses", total.icache_misses},
+                                    {"fills", total.icache_fills},
+                                    {"pending_hits", total.icache_pending_hits}};
   report["activity"] = activity_json;
   json mech_stats = json::object();
   for (const auto& [name, v] : mechanism_counters) mech_stats[name] = v;

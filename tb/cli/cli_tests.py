@@ -570,6 +570,22 @@ def _(ctx):
         check(d is None, f"--vcd {' '.join(extra)} changed the report at {d}")
 
 
+@case("determinism_vcd_with_icache")
+def _(ctx):
+    # A warp waiting for an instruction-cache fill sleeps until the fill is
+    # back; ticking every cycle in a waveform's window must give the same run.
+    args = ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 40, "--set", "gpu.num_sms=4",
+            "--set", "icache.size_bytes=2048")
+    plain = ctx.run(*args, "--json")
+    expect_rc(plain, 0)
+    check(plain.json()["counters"]["icache"]["misses"] > 0, "the instruction cache never missed")
+    for i, extra in enumerate(((), ("--vcd-window", "0:500", "--vcd-sms", "2"))):
+        traced = ctx.run(*args, "--vcd", ctx.tmp / f"w{i}.vcd", *extra, "--json")
+        expect_rc(traced, 0)
+        d = first_difference(strip_host(plain.json()), strip_host(traced.json()))
+        check(d is None, f"--vcd {' '.join(extra)} changed the report at {d}")
+
+
 @case("determinism_seed_changes_report")
 def _(ctx):
     # hotspot shuffles its register first-use order and draws its body from the seed.

@@ -51,12 +51,23 @@ TEST(ModuleHierarchy, ListsEachSmsStructuresUnderTheSm) {
     EXPECT_TRUE(has_line(listing, p + R"(operand_collectors +operand collectors +OperandCollectors)")) << listing;
     EXPECT_TRUE(has_line(listing, p + R"(scratchpad +scratchpad +Scratchpad)")) << listing;
     EXPECT_TRUE(has_line(listing, p + R"(l1d +L1 data cache +L1DataCache)")) << listing;
+    EXPECT_FALSE(has_line(listing, p + R"(icache .*)")) << listing;  // icache.size_bytes = 0: none
     // Fermi: two warp schedulers per SM.
     EXPECT_TRUE(has_line(listing, p + R"(scheduler1 +warp scheduler +SchedulerPolicy)")) << listing;
     EXPECT_FALSE(has_line(listing, p + R"(scheduler2 .*)")) << listing;
   }
   // Indented as children of the SM.
   EXPECT_NE(listing.find("\n    gpu.sm0.register_file "), std::string::npos) << listing;
+}
+
+TEST(ModuleHierarchy, AnInstructionCacheIsAStructureOfEachSm) {
+  RunRequest req;
+  req.config = "fermi-gtx480";
+  req.kernel = "hotspot";
+  req.overrides = {"icache.size_bytes=4096"};
+  const std::string listing = module_hierarchy(req);
+  EXPECT_TRUE(has_line(listing, R"(gpu\.sm0\.icache +instruction cache +InstructionCache)")) << listing;
+  EXPECT_TRUE(has_line(listing, R"(gpu\.sm14\.icache +instruction cache +InstructionCache)")) << listing;
 }
 
 TEST(ModuleHierarchy, RejectsWhatARunRejects) {

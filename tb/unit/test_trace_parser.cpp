@@ -257,6 +257,8 @@ TEST(TraceParser, MalformedLines) {
   expect_error("0100 ffffffff 1 R1 LDG.E 1 R2 256 1 0x0 4 0", "memory width", "out of range");
   expect_error("0100 ffffffff 0 EXIT 0 0 0 0", "end of line", "unexpected text '0'");
   expect_error("0100 ffffffff 0 EXIT 0 0 zz", "immediate", "'zz' is not a number");
+  // A PC is an offset in the kernel's code, inside the 4 GiB instruction region.
+  expect_error("100000000 ffffffff 0 EXIT 0 0 0", "PC", "beyond the 0x100000000-byte instruction region");
 }
 
 TEST(TraceParser, LineNumberIsRequiredWhenEnabled) {

@@ -1,0 +1,45 @@
+#include "hw/sm/instruction_cache.hpp"
+
+#include <iterator>
+
+namespace smshare {
+
+InstructionCache::InstructionCache(const CacheSpec& spec) : spec_(spec) { flush(); }
+
+void InstructionCache::flush() {
+  if (spec_.size_bytes) tags_ = std::make_unique<CacheTags>(spec_.size_bytes, spec_.line_bytes, spec_.ways);
+  fill_ready_.clear();
+}
+
+InstructionCache::Lookup InstructionCache::fetch(uint64_t addr, uint64_t cycle) {
+  const uint64_t line = line_of(addr);
+  if (!tags_->access(line, /*allocate=*/true).hit) {
+    ++misses_;
+    ++fills_;
+    ++probes_.misses_this_cycle;
+    return {Outcome::Miss, 0};
+  }
+  auto pending = fill_ready_.find(line);
+  if (pending != fill_ready_.end()) {
+    if (pending->second > cycle) {
+      // A hit on a reserved line (GPGPU-Sim HIT_RESERVED): the MSHR merges it.
+      ++pending_hits_;
+      return {Outcome::PendingHit, pending->second};
+    }
+    fill_ready_.erase(pending);  // the fill has arrived
+  }
+  ++hits_;
+  ++probes_.hits_this_cycle;
+  return {Outcome::Hit, 0};
+}
+
+void InstructionCache::fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle) {
+  // Entries whose data has arrived are dropped now and then: the table only
+  // needs the fills in flight (at most one per warp).
+  if (fill_ready_.size() >= 1024)
+    for (auto it = fill_ready_.begin(); it != fill_ready_.end();)
+      it = it->second <= cycle ? fill_ready_.erase(it) : std::next(it);
+  fill_ready_[line] = ready;
+}
+
+}  // namespace smshare

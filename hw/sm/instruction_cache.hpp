@@ -1,0 +1,79 @@
+// The SM's instruction cache (GPGPU-Sim's L1I, `m_L1I`): LRU tags over the
+// instruction region, the table of line fills in flight (what its MSHRs
+// merge), and its counters. The fetch stage (SmCore::fetch) owns the timing
+// around it; this class only answers lookups.
+//
+// Rules (GPGPU-Sim 4 shader.cc shader_core_ctx::fetch() and gpu-cache.cc
+// read_only_cache::access()):
+//  * A fetch looks up the line of the warp's next instruction (one lookup per
+//    fetch group, at the group's first PC). A hit is read at once; the
+//    fetch stage makes the group issuable icache.hit_latency cycles later.
+//  * A miss allocates the line at once (LRU victim) and the fetch stage sends
+//    one line read below the SM; fill_in_flight() records when it returns.
+//  * A lookup of a line whose fill is still in flight is a pending hit (the
+//    MSHR merges it: no second request); the warp waits for that fill
+//    exactly like the warp that missed.
+//  * Each kernel starts cold (flush()): both front ends number a kernel's
+//    PCs from 0, so two kernels' code would share addresses.
+//  * With icache.size_bytes = 0 there is no instruction cache: present() is
+//    false and the fetch stage reads the program directly (the default).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+#include "hw/common/cache_tags.hpp"
+#include "hw/common/gpu_config.hpp"
+
+namespace smshare {
+
+class InstructionCache {
+ public:
+  enum class Outcome : uint8_t {
+    Hit,         // the line is present and filled
+    Miss,        // the line was allocated: the caller sends its read below
+    PendingHit,  // the line's fill is in flight: wait for it (`fill_ready`)
+  };
+  struct Lookup {
+    Outcome outcome;
+    uint64_t fill_ready;  // PendingHit: the cycle the fill returns; otherwise unused
+  };
+  // This cycle's activity, for waveforms (plain stores).
+  struct Probes {
+    uint32_t hits_this_cycle = 0;
+    uint32_t misses_this_cycle = 0;
+  };
+
+  explicit InstructionCache(const CacheSpec& spec);
+
+  bool present() const { return tags_ != nullptr; }
+  uint32_t line_bytes() const { return spec_.line_bytes; }
+  uint32_t hit_latency() const { return spec_.hit_latency; }
+  void begin_cycle() { probes_ = {}; }
+  void flush();
+
+  // Line-aligned address of the instruction at byte address `addr`.
+  uint64_t line_of(uint64_t addr) const { return addr & ~uint64_t{spec_.line_bytes - 1}; }
+
+  // A fetch of the instruction at byte address `addr` (in the instruction
+  // region: instruction_address(pc)) in `cycle`.
+  Lookup fetch(uint64_t addr, uint64_t cycle);
+  // The read of `line` that missed in `cycle` returns in `ready`.
+  void fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle);
+
+  uint64_t hits() const { return hits_; }
+  uint64_t misses() const { return misses_; }
+  uint64_t pending_hits() const { return pending_hits_; }
+  uint64_t fills() const { return fills_; }
+  const Probes& probes() const { return probes_; }
+
+ private:
+  const CacheSpec spec_;
+  std::unique_ptr<CacheTags> tags_;
+  std::unordered_map<uint64_t, uint64_t> fill_ready_;  // line -> cycle its in-flight fill returns
+  uint64_t hits_ = 0, misses_ = 0, pending_hits_ = 0, fills_ = 0;
+  Probes probes_;
+};
+
+}  // namespace smshare
