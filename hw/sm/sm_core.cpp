@@ -85,6 +85,7 @@ void SmStats::add(const SmStats& o) {
   l1_misses += o.l1_misses;
   l1_fills += o.l1_fills;
   l1_pending_hits += o.l1_pending_hits;
+  l1_sector_misses += o.l1_sector_misses;
   global_transactions += o.global_transactions;
   global_load_lines += o.global_load_lines;
   global_store_lines += o.global_store_lines;
@@ -100,6 +101,9 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       warps_(spec_.max_warps),
       ctas_(spec_.max_ctas),
       line_bytes_(gpu.l1.size_bytes ? gpu.l1.line_bytes : gpu.l2.line_bytes),
+      sector_chunks_((gpu.l1.size_bytes ? (gpu.l1.sector_bytes ? gpu.l1.sector_bytes : gpu.l1.line_bytes)
+                                        : (gpu.l2.sector_bytes ? gpu.l2.sector_bytes : gpu.l2.line_bytes)) /
+                     ChunkMask::kChunkBytes),
       arbitrator_(spec_.register_banks, spec_.scratchpad_banks),
       collectors_(spec_),
       scratchpad_(spec_, arbitrator_),
@@ -344,23 +348,25 @@ void SmCore::ldst_step() {
   const WarpInstruction& inst = ldst_.inst;
   const bool load = is_load(inst.op);
   for (uint32_t n = 0; n < spec_.ldst_transactions_per_cycle && ldst_.next_line < ldst_.lines.size(); ++n) {
-    const uint64_t line = ldst_.lines[ldst_.next_line++];
+    const LineAccess& access = ldst_.lines[ldst_.next_line++];
+    const uint64_t line = access.line;
+    // Whole sectors of what the lanes touch (the whole line when not sectored).
+    const ChunkMask sectors = access.chunks.widen(sector_chunks_) & ChunkMask::line(line_bytes_);
     stats_.global_transactions++;
     if (load) {
       stats_.global_load_lines++;
-      const L1DataCache::Lookup l1 = l1d_.load(line, now_);
-      if (l1.hit) {
-        ldst_.data_ready = std::max(ldst_.data_ready, l1.ready);
-        continue;
-      }
-      const uint64_t ready = memory_.access(line, line_bytes_, false, now_);
-      l1d_.fill_in_flight(line, ready, now_);
+      const L1DataCache::Lookup l1 = l1d_.load(line, sectors, now_);
+      ldst_.data_ready = std::max(ldst_.data_ready, l1.ready);
+      if (l1.hit) continue;
+      // One request for the line's missing sectors.
+      const uint64_t ready = memory_.access(line, l1.missing, false, now_);
+      l1d_.fill_in_flight(line, l1.missing, ready, now_);
       ldst_.data_ready = std::max(ldst_.data_ready, ready);
     } else {
       // Fermi's L1 is write-evict for global stores: stores go to L2.
       stats_.global_store_lines++;
       l1d_.store(line);
-      memory_.access(line, line_bytes_, true, now_);
+      memory_.access(line, sectors, true, now_);
     }
   }
   if (ldst_.next_line < ldst_.lines.size()) return;
@@ -637,6 +643,7 @@ SmStats SmCore::stats() const {
   s.l1_misses = l1d_.misses();
   s.l1_fills = l1d_.fills();
   s.l1_pending_hits = l1d_.pending_hits();
+  s.l1_sector_misses = l1d_.sector_misses();
   return s;
 }
 

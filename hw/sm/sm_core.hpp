@@ -21,12 +21,14 @@
 #include <vector>
 
 #include "hw/common/activity.hpp"
+#include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/frontend/kernel.hpp"
 #include "hw/sm/bank_arbitrator.hpp"
 #include "hw/sm/l1_data_cache.hpp"
 #include "hw/sm/mechanism.hpp"
+#include "hw/sm/memory_access.hpp"
 #include "hw/sm/operand_collectors.hpp"
 #include "hw/sm/scheduler_policy.hpp"
 #include "hw/sm/scratchpad.hpp"
@@ -37,9 +39,14 @@ namespace smshare {
 class GlobalMemoryPort {
  public:
   virtual ~GlobalMemoryPort() = default;
-  // One line transaction leaving the SM at `cycle`; returns the cycle at
-  // which its response (read data, or write acknowledgement) is back.
-  virtual uint64_t access(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) = 0;
+  // One transaction leaving the SM at `cycle` for the `chunks` of the line at
+  // `line_addr` (it moves chunks.bytes() bytes); returns the cycle at which
+  // its response (read data, or write acknowledgement) is back.
+  virtual uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) = 0;
+  // The same for the contiguous `bytes` (whole chunks) from `line_addr`.
+  uint64_t access_bytes(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) {
+    return access(line_addr, ChunkMask::range(0, bytes), is_write, cycle);
+  }
 };
 
 // Why the SM issued nothing in a cycle (the most advanced reason seen).
@@ -82,6 +89,7 @@ struct SmStats {
   uint64_t smem_accesses = 0, smem_conflict_cycles = 0;  // scratchpad
   uint64_t l1_hits = 0, l1_misses = 0, l1_fills = 0;    // L1 data cache
   uint64_t l1_pending_hits = 0;  // hits on a line whose fill was still in flight: data waits for the fill
+  uint64_t l1_sector_misses = 0;  // misses on a line present without all the sectors needed
   uint64_t global_transactions = 0, global_load_lines = 0, global_store_lines = 0;
   uint64_t barriers = 0;
   uint64_t last_cycle = 0;            // cycle in which the SM last had work
@@ -231,11 +239,14 @@ class SmCore {
     bool busy = false;
     uint32_t warp = 0;
     WarpInstruction inst;
-    std::vector<uint64_t> lines;
+    std::vector<LineAccess> lines;
     size_t next_line = 0;
     uint64_t data_ready = 0;
   } ldst_;
   uint32_t line_bytes_;
+  // Sectors of the transactions the SM sends below, in chunks: the L1's, or
+  // the L2's without an L1 (the whole line when not sectored).
+  uint32_t sector_chunks_;
 
   BankArbitrator arbitrator_;
   OperandCollectors collectors_;
