@@ -10,8 +10,8 @@
 // bus, in whole bursts of burst_bytes / (bandwidth / channels) each: a burst
 // is the L2 sector (l2.sector_bytes), or the line when the L2 is not
 // sectored, so a request's bus time is proportional to the sectors it moves
-// (GPGPU-Sim's dram_t::cycle moves a request in dram_atom_size column
-// bursts until its nbytes are transferred). Writes (L2 write-backs) use the
+// (GPGPU-Sim's dram_t::issue_col_command moves a request in dram_atom_size
+// column bursts until its nbytes are transferred). Writes (L2 write-backs) use the
 // same sequence (write latency taken equal to tCL). Column commands to an
 // open row pipeline freely: the bus, not the bank, limits row-hit streams.
 // Open-page policy, requests served in arrival order (no FR-FCFS reordering).

@@ -42,11 +42,8 @@ class GlobalMemoryPort {
   // One transaction leaving the SM at `cycle` for the `chunks` of the line at
   // `line_addr` (it moves chunks.bytes() bytes); returns the cycle at which
   // its response (read data, or write acknowledgement) is back.
+  // (A whole line: ChunkMask::line(line_bytes).)
   virtual uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) = 0;
-  // The same for the contiguous `bytes` (whole chunks) from `line_addr`.
-  uint64_t access_bytes(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) {
-    return access(line_addr, ChunkMask::range(0, bytes), is_write, cycle);
-  }
 };
 
 // Why the SM issued nothing in a cycle (the most advanced reason seen).
