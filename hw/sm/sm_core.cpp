@@ -93,6 +93,19 @@ void SmStats::add(const SmStats& o) {
   last_cycle = std::max(last_cycle, o.last_cycle);
 }
 
+namespace {
+// The LDST unit's transactions are lines (and sectors) of the L1, or of the
+// L2 when there is no L1.
+const CacheSpec* l1_if_present(const GpuSpec& gpu) { return gpu.l1.size_bytes ? &gpu.l1 : nullptr; }
+uint32_t request_line_bytes(const GpuSpec& gpu) {
+  return l1_if_present(gpu) ? gpu.l1.line_bytes : gpu.l2.line_bytes;
+}
+uint32_t request_sector_bytes(const GpuSpec& gpu) {
+  const uint32_t sector = l1_if_present(gpu) ? gpu.l1.sector_bytes : gpu.l2.sector_bytes;
+  return sector ? sector : request_line_bytes(gpu);  // 0: not sectored, the whole line
+}
+}  // namespace
+
 SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     : sm_id_(sm_id),
       gpu_(gpu),
@@ -100,10 +113,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       memory_(memory),
       warps_(spec_.max_warps),
       ctas_(spec_.max_ctas),
-      line_bytes_(gpu.l1.size_bytes ? gpu.l1.line_bytes : gpu.l2.line_bytes),
-      sector_chunks_((gpu.l1.size_bytes ? (gpu.l1.sector_bytes ? gpu.l1.sector_bytes : gpu.l1.line_bytes)
-                                        : (gpu.l2.sector_bytes ? gpu.l2.sector_bytes : gpu.l2.line_bytes)) /
-                     ChunkMask::kChunkBytes),
+      line_bytes_(request_line_bytes(gpu)),
+      sector_chunks_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
       arbitrator_(spec_.register_banks, spec_.scratchpad_banks),
       collectors_(spec_),
       scratchpad_(spec_, arbitrator_),
