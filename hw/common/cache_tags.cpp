@@ -13,7 +13,7 @@ namespace {
 bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 }  // namespace
 
-CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways) {
+CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways, uint32_t sector_bytes) {
   // A bad geometry is a configuration error, reported instead of indexing out of range.
   if (!is_pow2(line_bytes)) throw InputError("cache: line size " + std::to_string(line_bytes) + " is not a power of two");
   if (ways == 0) throw InputError("cache: associativity must be at least 1");
@@ -21,38 +21,52 @@ CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways) {
   if (size_bytes == 0 || size_bytes % set_bytes != 0 || !is_pow2(size_bytes / set_bytes))
     throw InputError("cache: " + std::to_string(size_bytes) + " bytes is not a power-of-two number of sets of " +
                      std::to_string(ways) + " ways x " + std::to_string(line_bytes) + " B");
+  if (line_bytes > ChunkMask::kMaxChunks * ChunkMask::kChunkBytes)
+    throw InputError("cache: line size " + std::to_string(line_bytes) + " is above 1024 B");
+  if (sector_bytes != 0 && (!is_pow2(sector_bytes) || sector_bytes < ChunkMask::kChunkBytes || sector_bytes > line_bytes))
+    throw InputError("cache: sector size " + std::to_string(sector_bytes) +
+                     " is not 0 or a power of two from 32 to the line size " + std::to_string(line_bytes));
   line_shift_ = 0;
   while ((1u << line_shift_) < line_bytes) ++line_shift_;
   sets_ = static_cast<uint32_t>(size_bytes / set_bytes);
   ways_ = ways;
+  const uint32_t sector = sector_bytes ? sector_bytes : line_bytes;
+  sector_chunks_ = (sector + ChunkMask::kChunkBytes - 1) / ChunkMask::kChunkBytes;
+  line_mask_ = ChunkMask::line(line_bytes);
   ways_store_.assign(size_t(sets_) * ways_, Way{});
 }
 
-CacheTags::Result CacheTags::access(uint64_t addr, bool allocate, bool dirty) {
+CacheTags::Result CacheTags::access(uint64_t addr, ChunkMask chunks, bool allocate, bool dirty) {
   Result r;
+  const ChunkMask needed = sectors_of(chunks);
   const uint64_t line = addr >> line_shift_;
   Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
   ++clock_;
   Way* victim = &set[0];
   for (uint32_t w = 0; w < ways_; ++w) {
     Way& way = set[w];
-    if (way.valid && way.tag == line) {
+    if (way.valid.any() && way.tag == line) {
       way.last_use = clock_;
-      way.dirty = way.dirty || dirty;
-      r.hit = true;
+      r.missing = needed.minus(way.valid);
+      r.hit = !r.missing.any();
+      r.sector_miss = !r.hit;
+      if (allocate) way.valid |= r.missing;
+      if (dirty) way.dirty |= needed & way.valid;
       return r;
     }
     // Prefer an invalid way; otherwise the least recently used one.
-    if (victim->valid && (!way.valid || way.last_use < victim->last_use)) victim = &way;
+    if (victim->valid.any() && (!way.valid.any() || way.last_use < victim->last_use)) victim = &way;
   }
+  r.missing = needed;
   if (!allocate) return r;
-  if (victim->valid && victim->dirty) {
+  if (victim->valid.any() && victim->dirty.any()) {
     r.evicted_dirty = true;
     r.victim_line = victim->tag << line_shift_;  // line-aligned byte address of the victim
+    r.victim_dirty = victim->dirty;
   }
   victim->tag = line;
-  victim->valid = true;
-  victim->dirty = dirty;
+  victim->valid = needed;
+  victim->dirty = dirty ? needed : ChunkMask();
   victim->last_use = clock_;
   return r;
 }
@@ -61,7 +75,7 @@ bool CacheTags::probe(uint64_t addr) const {
   const uint64_t line = addr >> line_shift_;
   const Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
   for (uint32_t w = 0; w < ways_; ++w)
-    if (set[w].valid && set[w].tag == line) return true;
+    if (set[w].valid.any() && set[w].tag == line) return true;
   return false;
 }
 
@@ -69,10 +83,10 @@ void CacheTags::invalidate(uint64_t addr) {
   const uint64_t line = addr >> line_shift_;
   Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
   for (uint32_t w = 0; w < ways_; ++w)
-    if (set[w].valid && set[w].tag == line) {
+    if (set[w].valid.any() && set[w].tag == line) {
       // Dirty data is dropped: flushing it first is the owner's job.
-      set[w].valid = false;
-      set[w].dirty = false;
+      set[w].valid = ChunkMask();
+      set[w].dirty = ChunkMask();
     }
 }
 

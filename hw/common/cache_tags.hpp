@@ -1,28 +1,51 @@
 // Set-associative tag store with LRU replacement: the L1 data cache, the L2
 // slices (and later the operand cache) are this plus their own timing.
+//
+// Sectored lines, as GPGPU-Sim 4's sector_cache_block (gpu-cache.h) and
+// tag_array::probe / tag_array::access (gpu-cache.cc): a line holds one valid
+// (and dirty) bit per sector; a tag match is a hit only when every sector the
+// access needs is valid, else a sector miss (SECTOR_MISS) that fetches just
+// the missing sectors; a tag miss allocates the line with only the needed
+// sectors. With sector_bytes = 0 the whole line is one sector, and a tag
+// match is a hit, as in an ordinary cache. Masks are ChunkMasks
+// (chunk_mask.hpp): a sector is its chunks.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "hw/common/chunk_mask.hpp"
+
 namespace smshare {
 
 class CacheTags {
  public:
-  // size_bytes / (line_bytes * ways) sets, must be a power of two.
-  CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways);
+  // size_bytes / (line_bytes * ways) sets, must be a power of two; sector_bytes
+  // 0 (one sector per line) or a power of two from 32 to line_bytes.
+  CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways, uint32_t sector_bytes = 0);
 
   struct Result {
-    bool hit = false;
-    bool evicted_dirty = false;    // a dirty victim was replaced (write-back traffic)
-    uint64_t victim_line = 0;      // its line address, valid when evicted_dirty
+    bool hit = false;            // the line was present with every needed sector valid
+    bool sector_miss = false;    // the line was present but lacked some needed sectors
+    ChunkMask missing;           // needed sectors not valid: what a fill must bring
+    bool evicted_dirty = false;  // a dirty victim was replaced (write-back traffic)
+    uint64_t victim_line = 0;    // its line address, valid when evicted_dirty
+    ChunkMask victim_dirty;      // its dirty sectors: what the write-back moves
   };
-  // Looks up `addr`; on a miss with `allocate`, the LRU way is replaced.
-  // `dirty` marks the (hit or allocated) line dirty.
-  Result access(uint64_t addr, bool allocate, bool dirty = false);
-  bool probe(uint64_t addr) const;      // hit test without touching LRU
+  // Looks up the sectors of the line holding `addr` that `chunks` touch. On a
+  // miss with `allocate`, the missing sectors are marked valid at once (their
+  // fill is the owner's business), a tag miss replacing the LRU way. `dirty`
+  // marks the needed sectors dirty (a write: valid and dirty once written).
+  Result access(uint64_t addr, ChunkMask chunks, bool allocate, bool dirty = false);
+  // The same for the whole line.
+  Result access(uint64_t addr, bool allocate, bool dirty = false) { return access(addr, line_mask_, allocate, dirty); }
+  bool probe(uint64_t addr) const;      // is the line present (any sector), without touching LRU
   void invalidate(uint64_t addr);
 
+  // The sectors `chunks` touch, as chunks (whole sectors, within the line).
+  ChunkMask sectors_of(ChunkMask chunks) const { return chunks.widen(sector_chunks_) & line_mask_; }
+  ChunkMask line_mask() const { return line_mask_; }
+  uint32_t sector_bytes() const { return sector_chunks_ * ChunkMask::kChunkBytes; }
   uint64_t line_of(uint64_t addr) const { return addr >> line_shift_; }
   uint32_t sets() const { return sets_; }
 
@@ -30,12 +53,14 @@ class CacheTags {
   struct Way {
     uint64_t tag = 0;
     uint64_t last_use = 0;
-    bool valid = false;
-    bool dirty = false;
+    ChunkMask valid;  // none: the way is free
+    ChunkMask dirty;
   };
   uint32_t line_shift_ = 7;
   uint32_t sets_ = 1;
   uint32_t ways_ = 1;
+  uint32_t sector_chunks_ = 4;
+  ChunkMask line_mask_;
   uint64_t clock_ = 0;
   std::vector<Way> ways_store_;
 };

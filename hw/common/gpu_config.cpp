@@ -88,6 +88,8 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("l1.line_bytes", &s.l1.line_bytes, 32, 1024, "L1 line size");
   t.add_uint("l1.ways", &s.l1.ways, 1, 64, "L1 associativity");
   t.add_uint("l1.hit_latency", &s.l1.hit_latency, 1, 1000, "L1 hit latency, cycles");
+  t.add_uint("l1.sector_bytes", &s.l1.sector_bytes, 0, 1024,
+             "L1 sector size: 0 = not sectored, else a power of two from 32 dividing l1.line_bytes");
 
   t.add_uint("icache.size_bytes", &s.icache.size_bytes, 0, 1u << 20,
              "instruction cache bytes per SM (0 = no instruction cache: fetch reads the program directly)");
@@ -106,6 +108,8 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("l2.ways", &s.l2.ways, 1, 64, "L2 associativity");
   t.add_uint("l2.hit_latency", &s.l2.hit_latency, 1, 10000, "L2 hit latency in the partition, cycles");
   t.add_uint("l2.bytes_per_cycle", &s.l2.bytes_per_cycle, 1, 4096, "L2 bytes per cycle per partition");
+  t.add_uint("l2.sector_bytes", &s.l2.sector_bytes, 0, 1024,
+             "L2 sector size: 0 = not sectored, else a power of two from 32 dividing l2.line_bytes");
 
   t.add_uint("dram.channels", &s.dram.channels, 1, 64, "memory channels (one L2 partition each)");
   t.add_uint("dram.banks", &s.dram.banks, 1, 64, "banks per channel");
@@ -124,6 +128,17 @@ void declare_params(ParamTable& t, GpuSpec& s) {
 
 namespace {
 bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+// A sector size is 0 (not sectored) or a power of two from 32 (GPGPU-Sim's
+// SECTOR_SIZE, the coalescer's chunk) that divides the line.
+void validate_sector_bytes(uint32_t sector_bytes, uint32_t line_bytes, const std::string& origin,
+                           const std::string& key, const std::string& line_key) {
+  if (sector_bytes == 0) return;
+  if (!is_pow2(sector_bytes) || sector_bytes < 32 || sector_bytes > line_bytes)
+    throw input_error(origin, key,
+                      "must be 0 (not sectored) or a power of two from 32 to " + line_key + " (" +
+                          std::to_string(line_bytes) + "), got " + std::to_string(sector_bytes));
+}
 }  // namespace
 
 void validate(const GpuSpec& s, const std::string& origin) {
@@ -138,6 +153,7 @@ void validate(const GpuSpec& s, const std::string& origin) {
     if (s.l1.size_bytes % (s.l1.line_bytes * s.l1.ways) != 0 ||
         !is_pow2(s.l1.size_bytes / (s.l1.line_bytes * s.l1.ways)))
       throw input_error(origin, "l1.size_bytes", "must be a power-of-two number of sets of l1.ways * l1.line_bytes");
+    validate_sector_bytes(s.l1.sector_bytes, s.l1.line_bytes, origin, "l1.sector_bytes", "l1.line_bytes");
   }
   if (s.icache.size_bytes) {
     if (!is_pow2(s.icache.line_bytes)) throw input_error(origin, "icache.line_bytes", "must be a power of two");
@@ -156,6 +172,7 @@ void validate(const GpuSpec& s, const std::string& origin) {
                             ", " + hex(kInstructionBase + kInstructionRegionBytes) + ")");
   }
   if (!is_pow2(s.l2.line_bytes)) throw input_error(origin, "l2.line_bytes", "must be a power of two");
+  validate_sector_bytes(s.l2.sector_bytes, s.l2.line_bytes, origin, "l2.sector_bytes", "l2.line_bytes");
   const uint64_t l2_set_bytes = uint64_t{s.dram.channels} * s.l2.line_bytes * s.l2.ways;
   if (s.l2.size_bytes % l2_set_bytes != 0 || !is_pow2(s.l2.size_bytes / l2_set_bytes))
     throw input_error(origin, "l2.size_bytes",

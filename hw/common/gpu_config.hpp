@@ -58,6 +58,7 @@ struct CacheSpec {
   uint32_t line_bytes = 128;
   uint32_t ways = 4;
   uint32_t hit_latency = 35;  // core cycles
+  uint32_t sector_bytes = 0;  // 0: not sectored (the line is one sector)
 };
 
 struct InterconnectSpec {
@@ -71,6 +72,7 @@ struct L2Spec {
   uint32_t ways = 16;
   uint32_t hit_latency = 80;         // core cycles inside the partition (icnt excluded)
   uint32_t bytes_per_cycle = 64;     // per partition
+  uint32_t sector_bytes = 0;         // 0: not sectored (the line is one sector)
 };
 
 struct DramSpec {

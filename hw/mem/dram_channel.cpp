@@ -10,7 +10,7 @@ uint64_t dram_cycles_ps(uint32_t cycles, double clock_mhz) {
 }
 }  // namespace
 
-DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes)
+DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes, uint32_t sector_bytes)
     : map_(d),
       line_bytes_(line_bytes),
       tCL_ps_(dram_cycles_ps(d.tCL, d.clock_mhz)),
@@ -18,11 +18,13 @@ DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes)
       tRP_ps_(dram_cycles_ps(d.tRP, d.clock_mhz)),
       tRAS_ps_(dram_cycles_ps(d.tRAS, d.clock_mhz)),
       banks_(d.banks),
-      // One line per line time: line_bytes / (bandwidth_gbps / channels) ns.
-      bus_(static_cast<uint64_t>(std::llround(line_bytes * 1000.0 * d.channels / d.bandwidth_gbps)), line_bytes),
+      // One burst per burst time: burst bytes / (bandwidth_gbps / channels) ns.
+      bus_(static_cast<uint64_t>(std::llround((sector_bytes ? sector_bytes : line_bytes) * 1000.0 * d.channels /
+                                              d.bandwidth_gbps)),
+           sector_bytes ? sector_bytes : line_bytes),
       done_ring_(64) {}
 
-uint64_t DramChannelTiming::access(uint64_t t_ps, uint64_t local_addr, bool is_write) {
+uint64_t DramChannelTiming::access(uint64_t t_ps, uint64_t local_addr, bool is_write, uint32_t bytes) {
   Bank& b = banks_[map_.bank(local_addr)];
   const uint64_t row = map_.row(local_addr);
   uint64_t cmd = t_ps > b.next_cmd_ps ? t_ps : b.next_cmd_ps;
@@ -42,9 +44,14 @@ uint64_t DramChannelTiming::access(uint64_t t_ps, uint64_t local_addr, bool is_w
     ++counters_.activates;
   }
   b.next_cmd_ps = cmd;
-  const uint64_t done = bus_.reserve(cmd + tCL_ps_, line_bytes_).end;
-  if (is_write) ++counters_.writes; else ++counters_.reads;
-  counters_.bytes += line_bytes_;
+  const uint64_t done = bus_.reserve(cmd + tCL_ps_, bytes).end;
+  if (is_write) {
+    ++counters_.writes;
+  } else {
+    ++counters_.reads;
+    counters_.read_bytes += bytes;
+  }
+  counters_.bytes += bytes;
   push_done(done);
   return done;
 }

@@ -6,8 +6,12 @@
 //   bank closed   activate at max(t, bank free), column command + tRCD   data after tCL
 //   row conflict  precharge at max(t, bank free, last activate + tRAS),
 //                 activate + tRP, column command + tRCD                   data after tCL
-// then the line crosses the data bus in line_bytes / (bandwidth / channels),
-// after the previous transfer on the bus. Writes (L2 write-backs) use the
+// then the data crosses the data bus, after the previous transfer on the
+// bus, in whole bursts of burst_bytes / (bandwidth / channels) each: a burst
+// is the L2 sector (l2.sector_bytes), or the line when the L2 is not
+// sectored, so a request's bus time is proportional to the sectors it moves
+// (GPGPU-Sim's dram_t::issue_col_command moves a request in dram_atom_size
+// column bursts until its nbytes are transferred). Writes (L2 write-backs) use the
 // same sequence (write latency taken equal to tCL). Column commands to an
 // open row pipeline freely: the bus, not the bank, limits row-hit streams.
 // Open-page policy, requests served in arrival order (no FR-FCFS reordering).
@@ -27,17 +31,24 @@ struct DramCounters {
   uint64_t writes = 0;
   uint64_t row_hits = 0;
   uint64_t activates = 0;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;       // read and written
+  uint64_t read_bytes = 0;  // read: the bytes L2 fills brought from DRAM
 };
 
 class DramChannelTiming {
  public:
-  // `line_bytes`: bytes per request (the L2 line).
-  DramChannelTiming(const DramSpec& spec, uint32_t line_bytes);
+  // `line_bytes`: the L2 line; `sector_bytes`: the L2 sector, the burst
+  // (0: the line).
+  DramChannelTiming(const DramSpec& spec, uint32_t line_bytes, uint32_t sector_bytes = 0);
 
-  // Books a line read or write arriving at `t_ps` at channel-local address
-  // `local_addr`; returns the time its last byte is off the data bus.
-  uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write);
+  // Books a read or write of `bytes` (whole bursts, within one line) arriving
+  // at `t_ps` at channel-local address `local_addr`; returns the time its
+  // last byte is off the data bus.
+  uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write, uint32_t bytes);
+  // The same for a whole line.
+  uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write) {
+    return access(t_ps, local_addr, is_write, line_bytes_);
+  }
 
   // Requests booked whose data is not yet off the bus at `now_ps` (a binary
   // search: completion times are kept in increasing order).

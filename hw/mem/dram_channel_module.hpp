@@ -34,7 +34,8 @@ class DramChannelModule : public StructureModule {
   StructureCounters counters() const override {
     const DramCounters& c = channel_.counters();
     return {{"reads", c.reads},         {"writes", c.writes}, {"row_hits", c.row_hits},
-            {"activates", c.activates}, {"bytes", c.bytes},   {"bus_busy_ps", channel_.bus_busy_ps()}};
+            {"activates", c.activates}, {"bytes", c.bytes},   {"read_bytes", c.read_bytes},
+            {"bus_busy_ps", channel_.bus_busy_ps()}};
   }
 
  private:

@@ -11,41 +11,66 @@ uint64_t next_pow2(uint64_t v) {
 }  // namespace
 
 L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_ps, DramChannelTiming& dram)
-    : tags_(spec.size_bytes / partitions, spec.line_bytes, spec.ways),
+    : tags_(spec.size_bytes / partitions, spec.line_bytes, spec.ways, spec.sector_bytes),
       dram_(dram),
       port_(core_period_ps, spec.bytes_per_cycle),
-      line_bytes_(spec.line_bytes),
+      sector_chunks_(tags_.sector_bytes() / ChunkMask::kChunkBytes),
+      sectors_per_line_(spec.line_bytes / tags_.sector_bytes()),
       hit_latency_ps_(uint64_t(spec.hit_latency) * core_period_ps),
-      // As many entries as lines in the slice: fills in flight at once are far
-      // fewer, so two of them rarely share an entry.
-      fills_(next_pow2(uint64_t(tags_.sets()) * spec.ways)),
+      // As many entries as sectors in the slice: fills in flight at once are
+      // far fewer, so two of them rarely share an entry.
+      fills_(next_pow2(uint64_t(tags_.sets()) * spec.ways * sectors_per_line_)),
       fill_mask_(fills_.size() - 1) {}
 
-uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, bool is_write) {
-  const uint64_t start = port_.reserve(t_ps, line_bytes_).start;
+uint64_t L2Slice::pending_fill(uint64_t line, ChunkMask sectors, uint64_t after_ps) const {
+  uint64_t latest = 0;
+  for (uint32_t s = 0; s < sectors_per_line_; ++s) {
+    if (!sectors.test(s * sector_chunks_)) continue;
+    const uint64_t sector = line * sectors_per_line_ + s;
+    const Fill& fill = fills_[sector & fill_mask_];
+    if (fill.sector == sector && fill.ready_ps > after_ps && fill.ready_ps > latest) latest = fill.ready_ps;
+  }
+  return latest;
+}
+
+void L2Slice::record_fill(uint64_t line, ChunkMask sectors, uint64_t ready_ps) {
+  for (uint32_t s = 0; s < sectors_per_line_; ++s) {
+    if (!sectors.test(s * sector_chunks_)) continue;
+    const uint64_t sector = line * sectors_per_line_ + s;
+    fills_[sector & fill_mask_] = {sector, ready_ps};
+  }
+}
+
+uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write) {
+  const ChunkMask needed = tags_.sectors_of(chunks);
+  const uint64_t start = port_.reserve(t_ps, needed.bytes()).start;
   const uint64_t lookup_done = start + hit_latency_ps_;
-  const CacheTags::Result r = tags_.access(local_addr, /*allocate=*/true, /*dirty=*/is_write);
+  const CacheTags::Result r = tags_.access(local_addr, chunks, /*allocate=*/true, /*dirty=*/is_write);
   const uint64_t line = tags_.line_of(local_addr);
-  Fill& fill = fills_[line & fill_mask_];
   uint64_t ready = lookup_done;
+  if (r.sector_miss) ++counters_.sector_misses;
 
   if (is_write) {
     if (r.hit) ++counters_.write_hits; else ++counters_.write_misses;
-  } else if (r.hit) {
-    ++counters_.read_hits;
-    if (fill.line == line && fill.ready_ps > ready) {
-      ready = fill.ready_ps;
-      ++counters_.pending_hits;
-    }
   } else {
-    ++counters_.read_misses;
-    ready = dram_.access(lookup_done, local_addr, /*is_write=*/false);
-    fill.line = line;
-    fill.ready_ps = ready;
+    // Sectors already here may still be on their way from DRAM.
+    const uint64_t pending = pending_fill(line, needed.minus(r.missing), lookup_done);
+    if (r.hit) {
+      ++counters_.read_hits;
+      if (pending) {
+        ready = pending;
+        ++counters_.pending_hits;
+      }
+    } else {
+      ++counters_.read_misses;
+      ready = dram_.access(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes());
+      record_fill(line, r.missing, ready);
+      if (pending > ready) ready = pending;
+    }
   }
   if (r.evicted_dirty) {
     // Booked after the demand read, so it never delays the requester.
-    dram_.access(lookup_done, r.victim_line, /*is_write=*/true);
+    dram_.access(lookup_done, r.victim_line, /*is_write=*/true, r.victim_dirty.bytes());
     ++counters_.writebacks;
   }
   return ready;

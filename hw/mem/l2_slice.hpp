@@ -3,19 +3,29 @@
 // Works on channel-local addresses (DramAddressMap::local), so the slice's
 // sets are all used whatever the channel interleaving. Picoseconds.
 //
-//   port slot   the access holds the data port for line_bytes / bytes_per_cycle
-//               cycles from max(arrival, port free) = start
-//   read hit    response ready at start + hit_latency
-//   read miss   the miss is known at start + hit_latency and goes to DRAM;
-//               the response leaves when DRAM returns the line (the fill and
-//               the forward to the interconnect overlap)
-//   write       ack ready at start + hit_latency; a miss allocates without
-//               reading DRAM (lines keep per-byte valid bits, as in Fermi's L2)
-//   dirty victim  written to DRAM after the access that evicted it: it books
-//               the bank and bus but the requester does not wait for it
+// Sectored when l2.sector_bytes > 0 (GPGPU-Sim 4's sector L2: gpu-cache.h
+// sector_cache_block; l2cache.cc breaks each request into sector requests):
+// an access needs the sectors its chunks touch, and a "sector" below is the
+// whole line when the L2 is not sectored.
 //
-// A read that hits a line whose fill is still on its way waits for the fill
-// (MSHR merge): fill times are kept in a small table indexed by line.
+//   port slot   the access holds the data port for (needed sectors' bytes) /
+//               bytes_per_cycle cycles from max(arrival, port free) = start
+//   read hit    the line is present with every needed sector valid: response
+//               ready at start + hit_latency
+//   read miss   tag miss (allocates the line) or sector miss (the line lacks
+//               some needed sectors): known at start + hit_latency, then one
+//               DRAM read of the missing sectors only; the response leaves
+//               when DRAM returns them (the fill and the forward to the
+//               interconnect overlap)
+//   write       ack ready at start + hit_latency; the written sectors become
+//               valid and dirty without reading DRAM (lines keep per-byte
+//               valid bits, as in Fermi's L2)
+//   dirty victim  its dirty sectors are written to DRAM after the access that
+//               evicted it: it books the bank and bus but the requester does
+//               not wait for it
+//
+// A read whose needed sectors include some still being filled waits for
+// those fills (MSHR merge): fill times are kept per sector in a small table.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +45,7 @@ struct L2Counters {
   uint64_t write_misses = 0;
   uint64_t writebacks = 0;       // dirty victims written to DRAM
   uint64_t pending_hits = 0;     // read hits that waited for an in-flight fill
+  uint64_t sector_misses = 0;    // misses (read or write) whose line was present but lacked sectors
 };
 
 class L2Slice {
@@ -43,9 +54,14 @@ class L2Slice {
   // `dram` is this partition's channel; it must outlive the slice.
   L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_ps, DramChannelTiming& dram);
 
-  // Books a read or write of the line holding channel-local `local_addr`,
-  // arriving at `t_ps`; returns when the response (data or ack) can leave.
-  uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write);
+  // Books a read or write of the `chunks` of the line holding channel-local
+  // `local_addr`, arriving at `t_ps`; returns when the response (data or
+  // ack) can leave.
+  uint64_t access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write);
+  // The same for the whole line.
+  uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write) {
+    return access(t_ps, local_addr, tags_.line_mask(), is_write);
+  }
 
   const L2Counters& counters() const { return counters_; }
   const CacheTags& tags() const { return tags_; }
@@ -54,15 +70,20 @@ class L2Slice {
 
  private:
   struct Fill {
-    uint64_t line = ~uint64_t(0);
+    uint64_t sector = ~uint64_t(0);  // local address / sector bytes
     uint64_t ready_ps = 0;
   };
+  // The latest fill still due after `after_ps` among `sectors` of `line`, or 0.
+  uint64_t pending_fill(uint64_t line, ChunkMask sectors, uint64_t after_ps) const;
+  void record_fill(uint64_t line, ChunkMask sectors, uint64_t ready_ps);
+
   CacheTags tags_;
   DramChannelTiming& dram_;
   PortReservation port_;
-  uint32_t line_bytes_;
+  uint32_t sector_chunks_;     // chunks per sector (the line's when not sectored)
+  uint32_t sectors_per_line_;
   uint64_t hit_latency_ps_;
-  std::vector<Fill> fills_;  // power-of-two size, indexed by line number
+  std::vector<Fill> fills_;  // power-of-two size, indexed by sector number
   uint64_t fill_mask_;
   L2Counters counters_;
 };

@@ -28,7 +28,7 @@ class L2SliceModule : public StructureModule {
     const L2Counters& c = slice_.counters();
     return {{"read_hits", c.read_hits},     {"read_misses", c.read_misses},   {"write_hits", c.write_hits},
             {"write_misses", c.write_misses}, {"writebacks", c.writebacks},   {"pending_hits", c.pending_hits},
-            {"port_busy_ps", slice_.port_busy_ps()}};
+            {"sector_misses", c.sector_misses},     {"port_busy_ps", slice_.port_busy_ps()}};
   }
 
  private:

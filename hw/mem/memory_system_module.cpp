@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "hw/mem/chunk_mask_extension.hpp"
+
 namespace smshare {
 
 MemorySystem::MemorySystem(sc_core::sc_module_name name, const GpuSpec& spec, uint64_t dram_capacity_bytes)
@@ -32,6 +34,7 @@ void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_
   r.sm = static_cast<uint32_t>(sm);
   r.addr = p.get_address();
   r.bytes = p.get_data_length();
+  if (const auto* ext = p.get_extension<ChunkMaskExtension>()) r.chunks = ext->chunks;
   r.is_write = cmd == tlm::TLM_WRITE_COMMAND;
   r.now_ps = now;
   r.issue_ps = now + delay.value();

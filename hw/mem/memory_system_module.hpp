@@ -3,12 +3,15 @@
 //
 // Binding: sm.socket.bind(mem.sm_socket(sm_id))  (any tlm_initiator_socket<32>)
 // Call:    from an SC_METHOD or SC_THREAD, b_transport(payload, delay) with
-//          one READ or WRITE of `length` bytes inside one L2 line; on entry
+//          one READ or WRITE of `length` bytes inside one L2 line (contiguous
+//          from the address, or the chunks a ChunkMaskExtension names, then
+//          `length` = chunks x 32: chunk_mask_extension.hpp); on entry
 //          `delay` = offset from sc_time_stamp() at which the request leaves
 //          the SM, on return = offset at which the whole response (read data
 //          or write ack) is back at the SM. b_transport never waits.
 // Status:  OK; TLM_ADDRESS_ERROR_RESPONSE outside global memory and swap;
-//          TLM_GENERIC_ERROR_RESPONSE for a zero length or one crossing a line.
+//          TLM_GENERIC_ERROR_RESPONSE for a zero length, one crossing a line,
+//          or one that disagrees with the chunk mask.
 //          On an error nothing is booked and `delay` is unchanged.
 //
 // Children: the structures of the memory side, each a StructureModule bound

@@ -12,18 +12,31 @@ MemoryTiming::MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes)
       icnt_(spec.icnt, spec.num_sms, spec.dram.channels, spec.core_period_ps()) {
   const uint64_t period = spec.core_period_ps();
   for (uint32_t c = 0; c < spec.dram.channels; ++c) {
-    dram_.push_back(std::make_unique<DramChannelTiming>(spec.dram, spec.l2.line_bytes));
+    dram_.push_back(std::make_unique<DramChannelTiming>(spec.dram, spec.l2.line_bytes, spec.l2.sector_bytes));
     l2_.push_back(std::make_unique<L2Slice>(spec.l2, spec.dram.channels, period, *dram_.back()));
   }
 }
 
 MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
   if (req.sm >= sms_) { ++errors_; return MemStatus::port_error; }
-  if (req.bytes == 0 || (req.addr % line_bytes_) + req.bytes > line_bytes_) { ++errors_; return MemStatus::length_error; }
+  // The chunks of the L2 line the request moves, and how far into the line
+  // they reach.
+  const uint32_t offset = static_cast<uint32_t>(req.addr % line_bytes_);
+  ChunkMask chunks;
+  if (req.chunks.any()) {
+    chunks = req.chunks.shifted_up(offset / ChunkMask::kChunkBytes);
+    if (req.bytes != req.chunks.bytes() || chunks.count() != req.chunks.count()) { ++errors_; return MemStatus::length_error; }
+  } else {
+    if (req.bytes == 0 || offset + req.bytes > line_bytes_) { ++errors_; return MemStatus::length_error; }
+    chunks = ChunkMask::range(offset, req.bytes);
+  }
+  if (chunks.end_bytes() > line_bytes_) { ++errors_; return MemStatus::length_error; }
+  // From addr to the last byte moved.
+  const uint64_t extent = req.chunks.any() ? chunks.end_bytes() - offset : req.bytes;
   const bool swap = is_swap(req.addr);
-  // Written without addr + bytes, which could wrap around.
-  const bool in_global = req.addr < capacity_ && req.bytes <= capacity_ - req.addr;
-  const bool in_swap = swap && req.bytes <= swap_bytes_ - (req.addr - swap_base_);
+  // Written without addr + extent, which could wrap around.
+  const bool in_global = req.addr < capacity_ && extent <= capacity_ - req.addr;
+  const bool in_swap = swap && extent <= swap_bytes_ - (req.addr - swap_base_);
   if (!in_global && !in_swap) { ++errors_; return MemStatus::address_error; }
 
   const uint32_t p = map_.channel(req.addr);
@@ -31,12 +44,12 @@ MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
   dram_[p]->retire(req.now_ps);  // keeps the record of in-flight requests small
   if (req.is_write) {
     const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, req.bytes);
-    const uint64_t ack = l2_[p]->access(at_l2, local, true);
+    const uint64_t ack = l2_[p]->access(at_l2, local, chunks, true);
     done_ps = icnt_.to_sm(p, req.sm, ack, 0);
     if (swap) ++swap_writes_;
   } else {
     const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, 0);
-    const uint64_t data = l2_[p]->access(at_l2, local, false);
+    const uint64_t data = l2_[p]->access(at_l2, local, chunks, false);
     done_ps = icnt_.to_sm(p, req.sm, data, req.bytes);
     if (swap) ++swap_reads_;
   }
@@ -78,6 +91,7 @@ nlohmann::json MemoryTiming::stats_json() const {
                   {"write_misses", c.write_misses},
                   {"writebacks", c.writebacks},
                   {"pending_hits", c.pending_hits},
+                  {"sector_misses", c.sector_misses},
                   {"port_busy_ps", s->port_busy_ps()}});
   }
   nlohmann::json dram = nlohmann::json::array();
@@ -88,6 +102,7 @@ nlohmann::json MemoryTiming::stats_json() const {
                     {"row_hits", c.row_hits},
                     {"activates", c.activates},
                     {"bytes", c.bytes},
+                    {"read_bytes", c.read_bytes},
                     {"bus_busy_ps", d->bus_busy_ps()}});
   }
   j["l2_partitions"] = l2;

@@ -7,6 +7,8 @@
 // Path of a READ issued by SM s at t:   request (control packet) up the
 //   interconnect -> L2 slice (hit, or miss to DRAM) -> data down to SM s.
 // Path of a WRITE: data up the interconnect -> L2 slice -> ack down.
+// The interconnect carries the request's bytes; the L2 slice works on the
+// chunks of its line the request names (its sectors, when sectored).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/common/activity.hpp"
+#include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/mem/dram_address_map.hpp"
 #include "hw/mem/dram_channel.hpp"
@@ -27,7 +30,7 @@ namespace smshare {
 enum class MemStatus {
   ok,
   address_error,  // outside global memory and outside the swap region
-  length_error,   // zero bytes, or the bytes cross an L2 line boundary
+  length_error,   // zero bytes, bytes crossing an L2 line boundary, or bytes that disagree with the chunks
   port_error,     // no such SM port
 };
 
@@ -35,6 +38,10 @@ struct MemRequest {
   uint32_t sm = 0;
   uint64_t addr = 0;
   uint32_t bytes = 0;      // bytes moved, within one L2 line
+  // Which 32-byte chunks the request moves, bit 0 being the chunk holding
+  // `addr` (a sectored L1's miss needs sectors that need not be contiguous);
+  // then `bytes` must be chunks.bytes(). None: the bytes [addr, addr + bytes).
+  ChunkMask chunks;
   bool is_write = false;
   uint64_t now_ps = 0;     // current simulation time (never decreases between calls)
   uint64_t issue_ps = 0;   // when the request leaves the SM (>= now_ps)

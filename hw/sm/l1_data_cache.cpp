@@ -1,5 +1,6 @@
 #include "hw/sm/l1_data_cache.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 namespace smshare {
@@ -7,47 +8,60 @@ namespace smshare {
 L1DataCache::L1DataCache(const CacheSpec& spec) : spec_(spec) { flush(); }
 
 void L1DataCache::flush() {
-  if (spec_.size_bytes) tags_ = std::make_unique<CacheTags>(spec_.size_bytes, spec_.line_bytes, spec_.ways);
+  if (spec_.size_bytes)
+    tags_ = std::make_unique<CacheTags>(spec_.size_bytes, spec_.line_bytes, spec_.ways, spec_.sector_bytes);
   fill_ready_.clear();
 }
 
-L1DataCache::Lookup L1DataCache::load(uint64_t line, uint64_t cycle) {
-  if (!tags_) return {false, 0};
-  if (!tags_->access(line, /*allocate=*/true).hit) {
-    ++misses_;
-    ++fills_;
-    ++probes_.misses_this_cycle;
-    return {false, 0};
-  }
-  ++hits_;
-  ++probes_.hits_this_cycle;
-  uint64_t ready = cycle + spec_.hit_latency;
-  auto pending = fill_ready_.find(line);
-  if (pending != fill_ready_.end()) {
-    if (pending->second > ready) {
-      ready = pending->second;
-      ++pending_hits_;
+L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t cycle) {
+  if (!tags_) return {false, 0, chunks};
+  const CacheTags::Result r = tags_->access(line, chunks, /*allocate=*/true);
+  const ChunkMask present = tags_->sectors_of(chunks).minus(r.missing);
+  // The sectors already here: at the hit latency, or with their fill if it
+  // is still on its way.
+  uint64_t ready = present.any() ? cycle + spec_.hit_latency : 0;
+  bool waited = false;
+  const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
+  for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks) {
+    if (!present.test(c)) continue;
+    auto pending = fill_ready_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
+    if (pending == fill_ready_.end()) continue;
+    if (pending->second > cycle + spec_.hit_latency) {
+      ready = std::max(ready, pending->second);
+      waited = true;
     } else {
       fill_ready_.erase(pending);  // the fill has long arrived
     }
   }
-  return {true, ready};
+  if (r.hit) {
+    ++hits_;
+    ++probes_.hits_this_cycle;
+    if (waited) ++pending_hits_;
+    return {true, ready, ChunkMask()};
+  }
+  ++misses_;
+  ++fills_;
+  if (r.sector_miss) ++sector_misses_;
+  ++probes_.misses_this_cycle;
+  return {false, ready, r.missing};
 }
 
-void L1DataCache::fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle) {
+void L1DataCache::fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t ready, uint64_t cycle) {
   if (!tags_) return;
   // Entries whose data has arrived are dropped now and then: the table only
   // needs the fills in flight (at most a few hundred).
   if (fill_ready_.size() >= 4096)
     for (auto it = fill_ready_.begin(); it != fill_ready_.end();)
       it = it->second <= cycle ? fill_ready_.erase(it) : std::next(it);
-  fill_ready_[line] = ready;
+  const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
+  for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks)
+    if (sectors.test(c)) fill_ready_[line + uint64_t(c) * ChunkMask::kChunkBytes] = ready;
 }
 
 void L1DataCache::store(uint64_t line) {
   if (!tags_) return;
   tags_->invalidate(line);
-  fill_ready_.erase(line);
+  for (uint64_t s = 0; s < spec_.line_bytes; s += sector_bytes()) fill_ready_.erase(line + s);
 }
 
 void L1DataCache::collect(ActivityCounters& out) const {

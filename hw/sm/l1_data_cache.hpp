@@ -1,19 +1,26 @@
 // The SM's L1 data cache for global accesses (Fermi's L1D): LRU tags and
 // the table of fills in flight (what an MSHR merges).
 //
-// Rules:
-//  * A load of a line in the tags is a hit, ready at cycle + l1.hit_latency;
-//    if the line's fill is still in flight (it was allocated by a miss whose
-//    data has not returned) the data comes with the fill instead: a pending
-//    hit, ready when the fill is.
-//  * A load that misses allocates the line at once (LRU victim); the caller
-//    sends the line request below and reports its return with
-//    fill_in_flight(), which later loads of the line wait for.
-//  * Stores are write-evict: the line is invalidated and its pending fill
+// Rules (a "sector" is the whole line when l1.sector_bytes = 0):
+//  * A load needs the sectors its lanes touch (the coalescer's chunk mask,
+//    widened to sectors). If the line is in the tags with all of them valid
+//    it is a hit, ready at cycle + l1.hit_latency; if some of those sectors
+//    are still being filled (allocated by an earlier miss whose data has not
+//    returned) the data comes with the last of those fills instead: a
+//    pending hit, ready when the fill is.
+//  * Otherwise it is a miss: a tag miss allocates the line at once (LRU
+//    victim) with only the needed sectors; a sector miss (tag present, some
+//    needed sectors not) adds the missing sectors to the line. The caller
+//    sends one request below for the missing sectors and reports its return
+//    with fill_in_flight(), which later loads of those sectors wait for.
+//    Hits and misses count line lookups; sector_misses counts the misses
+//    whose line was present (GPGPU-Sim's SECTOR_MISS, gpu-cache.cc
+//    tag_array::probe).
+//  * Stores are write-evict: the line is invalidated and its pending fills
 //    forgotten; the store itself goes to L2 (the L1 counts nothing).
 //  * Each kernel starts cold (flush(), as GPGPU-Sim flushes L1 at launch).
 //  * With l1.size_bytes = 0 there is no L1: every load misses without being
-//    counted, and nothing is remembered.
+//    counted, needs all it touches from below, and nothing is remembered.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +29,7 @@
 
 #include "hw/common/activity.hpp"
 #include "hw/common/cache_tags.hpp"
+#include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
 
 namespace smshare {
@@ -30,7 +38,10 @@ class L1DataCache {
  public:
   struct Lookup {
     bool hit;
-    uint64_t ready;  // hit: the cycle the data is back; miss: unused
+    // The cycle the needed sectors already in the L1 are available (valid:
+    // the hit latency; in flight: their fill); 0 on a miss that has none.
+    uint64_t ready;
+    ChunkMask missing;  // miss: the sectors to request below
   };
   // This cycle's activity, for waveforms (plain stores).
   struct Probes {
@@ -44,15 +55,20 @@ class L1DataCache {
   void begin_cycle() { probes_ = {}; }
   void flush();
 
-  // A load of `line` (aligned line address) in `cycle`.
-  Lookup load(uint64_t line, uint64_t cycle);
-  // The fill of a line that missed in `cycle` returns in `ready`.
-  void fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle);
+  // A load of the `chunks` of `line` (aligned line address) in `cycle`.
+  Lookup load(uint64_t line, ChunkMask chunks, uint64_t cycle);
+  Lookup load(uint64_t line, uint64_t cycle) { return load(line, ChunkMask::line(spec_.line_bytes), cycle); }
+  // The fill of the `sectors` of a line that missed in `cycle` returns in `ready`.
+  void fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t ready, uint64_t cycle);
+  void fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle) {
+    fill_in_flight(line, ChunkMask::line(spec_.line_bytes), ready, cycle);
+  }
   // A store to `line` (write-evict).
   void store(uint64_t line);
 
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
+  uint64_t sector_misses() const { return sector_misses_; }  // misses whose line was present
   uint64_t fills() const { return fills_; }
   uint64_t pending_hits() const { return pending_hits_; }  // hits whose data waited for a fill in flight
   const Probes& probes() const { return probes_; }
@@ -60,10 +76,13 @@ class L1DataCache {
   void collect(ActivityCounters& out) const;
 
  private:
+  // Fills in flight are kept per sector, keyed by the sector's address.
+  uint64_t sector_bytes() const { return spec_.sector_bytes ? spec_.sector_bytes : spec_.line_bytes; }
+
   const CacheSpec spec_;
   std::unique_ptr<CacheTags> tags_;
-  std::unordered_map<uint64_t, uint64_t> fill_ready_;  // line -> cycle its in-flight fill returns
-  uint64_t hits_ = 0, misses_ = 0, fills_ = 0, pending_hits_ = 0;
+  std::unordered_map<uint64_t, uint64_t> fill_ready_;  // sector address -> cycle its in-flight fill returns
+  uint64_t hits_ = 0, misses_ = 0, sector_misses_ = 0, fills_ = 0, pending_hits_ = 0;
   Probes probes_;
 };
 

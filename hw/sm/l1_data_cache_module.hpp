@@ -3,8 +3,9 @@
 //
 // Probes (plain stores, cleared when the SM's cycle starts):
 // `hits_this_cycle` and `misses_this_cycle` (line lookups of loads).
-// Counters: `hits`, `misses`, `fills` and `pending_hits` (hits whose data
-// waited for a fill still in flight).
+// Counters: `hits`, `misses`, `fills`, `pending_hits` (hits whose data
+// waited for a fill still in flight) and `sector_misses` (misses whose line
+// was present without all the sectors needed).
 #pragma once
 
 #include "hw/common/structure_module.hpp"
@@ -22,7 +23,7 @@ class L1DataCacheModule : public StructureModule {
 
   StructureCounters counters() const override {
     return {{"hits", l1d_.hits()}, {"misses", l1d_.misses()}, {"fills", l1d_.fills()},
-            {"pending_hits", l1d_.pending_hits()}};
+            {"pending_hits", l1d_.pending_hits()}, {"sector_misses", l1d_.sector_misses()}};
   }
 
  private:

@@ -13,23 +13,32 @@ constexpr uint64_t kWordBytes = 4;  // scratchpad bank width
 // touches the byte at its address.
 uint64_t lane_bytes(const WarpInstruction& inst) { return inst.access_bytes ? inst.access_bytes : 1; }
 
-void add_unique(std::vector<uint64_t>& lines, uint64_t line) {
+void add_touch(std::vector<LineAccess>& lines, uint64_t line, ChunkMask chunks) {
   // Most accesses are coalesced: the line is usually the one added last.
-  if (!lines.empty() && lines.back() == line) return;
-  if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+  if (!lines.empty() && lines.back().line == line) {
+    lines.back().chunks |= chunks;
+    return;
+  }
+  auto it = std::find_if(lines.begin(), lines.end(), [line](const LineAccess& a) { return a.line == line; });
+  if (it != lines.end()) it->chunks |= chunks; else lines.push_back({line, chunks});
 }
 
 }  // namespace
 
 // Lines are written as aligned byte addresses (line index x line_bytes).
-void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<uint64_t>& lines) {
+void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<LineAccess>& lines) {
   lines.clear();
   const uint64_t bytes = lane_bytes(inst);
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     if (!(inst.active_mask >> lane & 1u)) continue;
-    const uint64_t first = inst.addr[lane] / line_bytes;
-    const uint64_t last = (inst.addr[lane] + bytes - 1) / line_bytes;
-    for (uint64_t line = first; line <= last; ++line) add_unique(lines, line * line_bytes);
+    const uint64_t begin = inst.addr[lane];
+    const uint64_t end = begin + bytes;
+    for (uint64_t line = begin / line_bytes * line_bytes; line < end; line += line_bytes) {
+      // The lane's bytes inside this line.
+      const uint64_t from = std::max(begin, line);
+      const uint64_t to = std::min(end, line + line_bytes);
+      add_touch(lines, line, ChunkMask::range(static_cast<uint32_t>(from - line), static_cast<uint32_t>(to - from)));
+    }
   }
 }
 

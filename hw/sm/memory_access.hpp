@@ -6,15 +6,24 @@
 #include <cstdint>
 #include <vector>
 
+#include "hw/common/chunk_mask.hpp"
 #include "hw/common/instruction.hpp"
 
 namespace smshare {
 
+// One line a warp's global access touches, and which 32-byte chunks of it.
+struct LineAccess {
+  uint64_t line;     // aligned byte address
+  ChunkMask chunks;  // the chunks the active lanes' bytes overlap
+  bool operator==(const LineAccess& o) const { return line == o.line && chunks == o.chunks; }
+};
+
 // Distinct `line_bytes`-aligned lines touched by the active lanes of `inst`
 // (each lane touches inst.access_bytes bytes from inst.addr[lane]; an access
-// straddling a line boundary touches both lines). Written into `lines` (as
-// aligned byte addresses) in first-touch lane order, no duplicates.
-void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<uint64_t>& lines);
+// straddling a line boundary touches both lines), each with the chunks its
+// lanes touch, as GPGPU-Sim's memory_coalescing_arch marks `chunks` per
+// segment. Written into `lines` in first-touch lane order, no duplicates.
+void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<LineAccess>& lines);
 
 // Cycles the scratchpad needs for `inst`: the largest number of distinct
 // 4-byte words any one bank must deliver (1 = conflict-free; lanes reading

@@ -93,12 +93,26 @@ void SmStats::add(const SmStats& o) {
   icache_misses += o.icache_misses;
   icache_fills += o.icache_fills;
   icache_pending_hits += o.icache_pending_hits;
+  l1_sector_misses += o.l1_sector_misses;
   global_transactions += o.global_transactions;
   global_load_lines += o.global_load_lines;
   global_store_lines += o.global_store_lines;
   barriers += o.barriers;
   last_cycle = std::max(last_cycle, o.last_cycle);
 }
+
+namespace {
+// The LDST unit's transactions are lines (and sectors) of the L1, or of the
+// L2 when there is no L1.
+const CacheSpec* l1_if_present(const GpuSpec& gpu) { return gpu.l1.size_bytes ? &gpu.l1 : nullptr; }
+uint32_t request_line_bytes(const GpuSpec& gpu) {
+  return l1_if_present(gpu) ? gpu.l1.line_bytes : gpu.l2.line_bytes;
+}
+uint32_t request_sector_bytes(const GpuSpec& gpu) {
+  const uint32_t sector = l1_if_present(gpu) ? gpu.l1.sector_bytes : gpu.l2.sector_bytes;
+  return sector ? sector : request_line_bytes(gpu);  // 0: not sectored, the whole line
+}
+}  // namespace
 
 SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     : sm_id_(sm_id),
@@ -107,7 +121,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       memory_(memory),
       warps_(spec_.max_warps),
       ctas_(spec_.max_ctas),
-      line_bytes_(gpu.l1.size_bytes ? gpu.l1.line_bytes : gpu.l2.line_bytes),
+      line_bytes_(request_line_bytes(gpu)),
+      sector_chunks_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
       arbitrator_(spec_.register_banks, spec_.scratchpad_banks, spec_.register_bank_ports),
       collectors_(spec_),
       scratchpad_(spec_, arbitrator_),
@@ -359,23 +374,25 @@ void SmCore::ldst_step() {
   const WarpInstruction& inst = ldst_.inst;
   const bool load = is_load(inst.op);
   for (uint32_t n = 0; n < spec_.ldst_transactions_per_cycle && ldst_.next_line < ldst_.lines.size(); ++n) {
-    const uint64_t line = ldst_.lines[ldst_.next_line++];
+    const LineAccess& access = ldst_.lines[ldst_.next_line++];
+    const uint64_t line = access.line;
+    // Whole sectors of what the lanes touch (the whole line when not sectored).
+    const ChunkMask sectors = access.chunks.widen(sector_chunks_) & ChunkMask::line(line_bytes_);
     stats_.global_transactions++;
     if (load) {
       stats_.global_load_lines++;
-      const L1DataCache::Lookup l1 = l1d_.load(line, now_);
-      if (l1.hit) {
-        ldst_.data_ready = std::max(ldst_.data_ready, l1.ready);
-        continue;
-      }
-      const uint64_t ready = memory_.access(line, line_bytes_, false, now_);
-      l1d_.fill_in_flight(line, ready, now_);
+      const L1DataCache::Lookup l1 = l1d_.load(line, sectors, now_);
+      ldst_.data_ready = std::max(ldst_.data_ready, l1.ready);
+      if (l1.hit) continue;
+      // One request for the line's missing sectors.
+      const uint64_t ready = memory_.access(line, l1.missing, false, now_);
+      l1d_.fill_in_flight(line, l1.missing, ready, now_);
       ldst_.data_ready = std::max(ldst_.data_ready, ready);
     } else {
       // Fermi's L1 is write-evict for global stores: stores go to L2.
       stats_.global_store_lines++;
       l1d_.store(line);
-      memory_.access(line, line_bytes_, true, now_);
+      memory_.access(line, sectors, true, now_);
     }
   }
   if (ldst_.next_line < ldst_.lines.size()) return;
@@ -631,7 +648,7 @@ void SmCore::read_icache(uint32_t slot) {
     case InstructionCache::Outcome::Miss: {
       // One line read through the SM's memory port, like a load's miss.
       const uint64_t line = icache_.line_of(addr);
-      fill_ready = memory_.access(line, icache_.line_bytes(), /*is_write=*/false, now_);
+      fill_ready = memory_.access(line, ChunkMask::line(icache_.line_bytes()), /*is_write=*/false, now_);
       icache_.fill_in_flight(line, fill_ready, now_);
       break;
     }
@@ -735,6 +752,7 @@ SmStats SmCore::stats() const {
   s.icache_misses = icache_.misses();
   s.icache_fills = icache_.fills();
   s.icache_pending_hits = icache_.pending_hits();
+  s.l1_sector_misses = l1d_.sector_misses();
   return s;
 }
 

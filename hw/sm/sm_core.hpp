@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "hw/common/activity.hpp"
+#include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/frontend/kernel.hpp"
@@ -30,6 +31,7 @@
 #include "hw/sm/instruction_cache.hpp"
 #include "hw/sm/l1_data_cache.hpp"
 #include "hw/sm/mechanism.hpp"
+#include "hw/sm/memory_access.hpp"
 #include "hw/sm/operand_collectors.hpp"
 #include "hw/sm/scheduler_policy.hpp"
 #include "hw/sm/scratchpad.hpp"
@@ -41,9 +43,11 @@ namespace smshare {
 class GlobalMemoryPort {
  public:
   virtual ~GlobalMemoryPort() = default;
-  // One line transaction leaving the SM at `cycle`; returns the cycle at
-  // which its response (read data, or write acknowledgement) is back.
-  virtual uint64_t access(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) = 0;
+  // One transaction leaving the SM at `cycle` for the `chunks` of the line at
+  // `line_addr` (it moves chunks.bytes() bytes); returns the cycle at which
+  // its response (read data, or write acknowledgement) is back.
+  // (A whole line: ChunkMask::line(line_bytes).)
+  virtual uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) = 0;
 };
 
 // Why the SM issued nothing in a cycle (the most advanced reason seen).
@@ -88,6 +92,7 @@ struct SmStats {
   uint64_t l1_pending_hits = 0;  // hits on a line whose fill was still in flight: data waits for the fill
   uint64_t icache_hits = 0, icache_misses = 0, icache_fills = 0;  // instruction cache (0 when there is none)
   uint64_t icache_pending_hits = 0;  // fetches of a line whose fill was in flight: the warp waits for the fill
+  uint64_t l1_sector_misses = 0;  // misses on a line present without all the sectors needed
   uint64_t global_transactions = 0, global_load_lines = 0, global_store_lines = 0;
   uint64_t barriers = 0;
   uint64_t last_cycle = 0;            // cycle in which the SM last had work
@@ -270,11 +275,14 @@ class SmCore {
     bool busy = false;
     uint32_t warp = 0;
     WarpInstruction inst;
-    std::vector<uint64_t> lines;
+    std::vector<LineAccess> lines;
     size_t next_line = 0;
     uint64_t data_ready = 0;
   } ldst_;
   uint32_t line_bytes_;
+  // Sectors of the transactions the SM sends below, in chunks: the L1's, or
+  // the L2's without an L1 (the whole line when not sectored).
+  uint32_t sector_chunks_;
 
   BankArbitrator arbitrator_;
   OperandCollectors collectors_;

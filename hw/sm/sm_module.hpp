@@ -59,7 +59,7 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   uint64_t tick(uint64_t cycle);
 
  private:
-  uint64_t access(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) override;
+  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) override;
   // The child modules of the core's structures (in the constructor).
   void add_structures();
 

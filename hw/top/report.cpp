@@ -162,7 +162,8 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
        {{"hits", total.l1_hits},
         {"misses", total.l1_misses},
         {"fills", total.l1_fills},
-        {"pending_hits", total.l1_pending_hits}}},
+        {"pending_hits", total.l1_pending_hits},
+        {"sector_misses", total.l1_sector_misses}}},
       {"global_transactions", total.global_transactions},
       {"barriers", total.barriers},
       {"memory", gpu.memory().stats_json()}};

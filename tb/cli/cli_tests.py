@@ -489,6 +489,17 @@ def _(ctx):
               "sm.max_warps (48)")
 
 
+@case("bad_sector_bytes")
+def _(ctx):
+    # A sector is 0 (not sectored) or a power of two from 32 dividing the line.
+    for key, value in (("l1.sector_bytes", "48"), ("l1.sector_bytes", "16"), ("l2.sector_bytes", "256")):
+        bad_input(ctx, SMALL + ("--set", f"{key}={value}"), 1, "fermi-gtx480.yaml", "--set", key,
+                  "power of two from 32", "got " + value)
+    f = ctx.write("sector.yaml", "extends: fermi-gtx480\nname: sector\nl2:\n  sector_bytes: 96\n")
+    bad_input(ctx, ("occupancy", "--config", f, "--kernel", "hotspot"), 1, str(f), "l2.sector_bytes",
+              "l2.line_bytes (128)")
+
+
 @case("bad_yaml_complex_key")
 def _(ctx):
     # A YAML mapping key that is not a scalar must be an input error naming the file.

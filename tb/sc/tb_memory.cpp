@@ -13,6 +13,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "hw/common/gpu_config.hpp"
+#include "hw/mem/chunk_mask_extension.hpp"
 #include "hw/mem/memory_system_module.hpp"
 
 namespace smshare {
@@ -103,9 +104,14 @@ class ScriptedInitiator : public sc_core::sc_module {
   }
 
   // One transaction now (+ `issue_delay`); returns the annotated delay on return.
+  // A non-empty `chunks` is sent in a ChunkMaskExtension.
   sc_time transact(uint32_t sm, tlm::tlm_command cmd, uint64_t addr, uint32_t bytes,
-                   tlm::tlm_response_status* status = nullptr, sc_time issue_delay = sc_core::SC_ZERO_TIME) {
+                   tlm::tlm_response_status* status = nullptr, sc_time issue_delay = sc_core::SC_ZERO_TIME,
+                   ChunkMask chunks = ChunkMask()) {
     tlm::tlm_generic_payload p;
+    ChunkMaskExtension ext;
+    ext.chunks = chunks;
+    if (chunks.any()) p.set_extension(&ext);
     p.set_command(cmd);
     p.set_address(addr);
     p.set_data_ptr(nullptr);
@@ -113,6 +119,7 @@ class ScriptedInitiator : public sc_core::sc_module {
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_time delay = issue_delay;
     sockets[sm]->b_transport(p, delay);
+    if (chunks.any()) p.clear_extension(&ext);  // a local: the payload must not free it
     if (status) *status = p.get_response_status();
     else EXPECT_TRUE(p.is_response_ok()) << p.get_response_string();
     return delay;
@@ -258,6 +265,34 @@ TEST(MemorySystemBench, WritesAndErrorsOverTlm) {
   mem.collect(a);
   EXPECT_EQ(a["dram"].reads, 1u);
   EXPECT_EQ(a["l2_slice"].writes, 3u);  // two stores and one fill
+}
+
+TEST(MemorySystemBench, AChunkMaskExtensionMovesOnlyItsSectors) {
+  // Sectored L2: a read of chunks 0 and 2 of a line (64 B, not contiguous)
+  // brings 2 sectors from DRAM and sends 64 B down: 2 cycles on the port.
+  GpuSpec spec;
+  spec.l2.sector_bytes = 32;
+  const uint64_t cyc = spec.core_period_ps();
+  MemorySystem mem("memory", spec, /*dram_capacity_bytes=*/1ull << 30);
+  ScriptedInitiator init("init", spec.num_sms, [&](ScriptedInitiator& i) {
+    i.transact(0, tlm::TLM_READ_COMMAND, 0x8000, 64, nullptr, sc_core::SC_ZERO_TIME, ChunkMask::from_bits(0x5));
+    sc_core::wait(sc_time(1, sc_core::SC_US));  // the fill is back
+    // Now an L2 hit on those sectors: 20 up + 80 + 20 down + 2 cycles of data.
+    EXPECT_EQ(i.transact(0, tlm::TLM_READ_COMMAND, 0x8000, 64, nullptr, sc_core::SC_ZERO_TIME,
+                         ChunkMask::from_bits(0x5))
+                  .value(),
+              (20 + 80 + 20 + 2) * cyc);
+    tlm::tlm_response_status st;
+    i.transact(0, tlm::TLM_READ_COMMAND, 0x8000, 96, &st, sc_core::SC_ZERO_TIME, ChunkMask::from_bits(0x5));
+    EXPECT_EQ(st, tlm::TLM_GENERIC_ERROR_RESPONSE);  // length disagrees with the mask
+  });
+  for (uint32_t s = 0; s < spec.num_sms; ++s) init.sockets[s].bind(mem.sm_socket(s));
+  sc_core::sc_start();
+  const nlohmann::json st = mem.stats_json();
+  uint64_t read_bytes = 0;
+  for (const auto& c : st["dram_channels"]) read_bytes += c["read_bytes"].get<uint64_t>();
+  EXPECT_EQ(read_bytes, 64u);
+  EXPECT_EQ(st["icnt"]["bytes_down"].get<uint64_t>(), 128u);
 }
 
 }  // namespace

@@ -103,5 +103,71 @@ TEST(CacheTags, InvalidateDropsTheLineAndItsDirtiness) {
   EXPECT_TRUE(t.probe(1024));
 }
 
+// --- Sectored lines (GPGPU-Sim's sector_cache_block): 128 B lines of four
+// 32 B sectors; masks are chunk masks (chunk = 32 B, so one bit per sector).
+ChunkMask chunks(uint32_t bits) { return ChunkMask::from_bits(bits); }
+CacheTags sectored() { return CacheTags(1024, 128, 2, 32); }
+
+TEST(CacheTags, RejectsBadSectorSizes) {
+  EXPECT_THROW(CacheTags(1024, 128, 2, 16), InputError);   // below 32
+  EXPECT_THROW(CacheTags(1024, 128, 2, 48), InputError);   // not a power of two
+  EXPECT_THROW(CacheTags(1024, 128, 2, 256), InputError);  // above the line
+  EXPECT_EQ(CacheTags(1024, 128, 2, 64).sector_bytes(), 64u);
+  EXPECT_EQ(CacheTags(1024, 128, 2).sector_bytes(), 128u);  // not sectored: the line
+}
+
+TEST(CacheTags, ATagMissAllocatesOnlyTheNeededSectors) {
+  CacheTags t = sectored();
+  CacheTags::Result r = t.access(0x80, chunks(0x1), true);
+  EXPECT_FALSE(r.hit);
+  EXPECT_FALSE(r.sector_miss);
+  EXPECT_EQ(r.missing, chunks(0x1));
+  EXPECT_TRUE(t.access(0x80, chunks(0x1), true).hit);
+  // Sector 2 of the same line: the tag matches but the sector is invalid.
+  r = t.access(0x80, chunks(0x4), true);
+  EXPECT_FALSE(r.hit);
+  EXPECT_TRUE(r.sector_miss);
+  EXPECT_EQ(r.missing, chunks(0x4));
+  EXPECT_TRUE(t.access(0x80, chunks(0x5), true).hit);
+}
+
+TEST(CacheTags, APartialHitFetchesOnlyTheMissingSectors) {
+  CacheTags t = sectored();
+  t.access(0, chunks(0x3), true);                      // sectors 0 and 1
+  CacheTags::Result r = t.access(0, chunks(0xF), true);  // all four: 2 and 3 missing
+  EXPECT_FALSE(r.hit);
+  EXPECT_TRUE(r.sector_miss);
+  EXPECT_EQ(r.missing, chunks(0xC));
+  EXPECT_EQ(r.missing.bytes(), 64u);
+  EXPECT_TRUE(t.access(0, chunks(0xF), true).hit);
+  // Without allocate, a sector miss leaves the line as it was.
+  t.access(512, chunks(0x1), true);
+  EXPECT_EQ(t.access(512, chunks(0x2), false).missing, chunks(0x2));
+  EXPECT_TRUE(t.access(512, chunks(0x2), false).sector_miss);
+}
+
+TEST(CacheTags, SectorsWiderThanAChunkAreFetchedWhole) {
+  CacheTags t(1024, 128, 2, 64);  // two 64 B sectors: chunks 0-1 and 2-3
+  EXPECT_EQ(t.sectors_of(chunks(0x4)), chunks(0xC));
+  EXPECT_EQ(t.access(0, chunks(0x1), true).missing, chunks(0x3));
+  EXPECT_TRUE(t.access(0, chunks(0x2), true).hit);  // same 64 B sector
+  EXPECT_EQ(t.access(0, chunks(0x8), true).missing, chunks(0xC));
+  // Not sectored: any chunk needs (and a hit has) the whole line.
+  CacheTags whole = small();
+  EXPECT_EQ(whole.access(0, chunks(0x2), true).missing, chunks(0xF));
+  EXPECT_TRUE(whole.access(0, chunks(0x8), true).hit);
+}
+
+TEST(CacheTags, ADirtyVictimWritesBackOnlyItsDirtySectors) {
+  CacheTags t = sectored();
+  t.access(0, chunks(0x1), true, /*dirty=*/true);  // write sector 0
+  t.access(0, chunks(0x6), true);                  // read sectors 1 and 2: clean
+  t.access(512, chunks(0x1), true);
+  const CacheTags::Result r = t.access(1024, chunks(0x1), true);  // evicts line 0
+  EXPECT_TRUE(r.evicted_dirty);
+  EXPECT_EQ(r.victim_line, 0u);
+  EXPECT_EQ(r.victim_dirty, chunks(0x1));
+}
+
 }  // namespace
 }  // namespace smshare

@@ -21,8 +21,8 @@ namespace {
 // Every line comes back `latency` cycles after it leaves; reads are recorded.
 struct FixedLatencyMemory : GlobalMemoryPort {
   explicit FixedLatencyMemory(uint64_t latency) : latency(latency) {}
-  uint64_t access(uint64_t line_addr, uint32_t bytes, bool is_write, uint64_t cycle) override {
-    requests.push_back({line_addr, bytes, is_write, cycle});
+  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) override {
+    requests.push_back({line_addr, chunks.bytes(), is_write, cycle});
     return cycle + latency;
   }
   struct Request {

@@ -90,5 +90,62 @@ TEST(L1DataCache, WithoutAnL1EveryLoadMissesUncounted) {
   EXPECT_EQ(l1.hits(), 0u);
 }
 
+// --- A sectored L1 (l1.sector_bytes = 32): four 32 B sectors per 128 B line.
+struct SectoredL1Test : ::testing::Test {
+  static CacheSpec sectored() {
+    CacheSpec s;
+    s.sector_bytes = 32;
+    return s;
+  }
+  static ChunkMask chunks(uint32_t bits) { return ChunkMask::from_bits(bits); }
+  L1DataCache l1{sectored()};
+};
+
+TEST_F(SectoredL1Test, AMissRequestsOnlyTheSectorsTouched) {
+  const L1DataCache::Lookup miss = l1.load(kLine, chunks(0x1), 0);
+  EXPECT_FALSE(miss.hit);
+  EXPECT_EQ(miss.missing, chunks(0x1));
+  EXPECT_EQ(miss.ready, 0u);  // nothing of it is here yet
+  l1.fill_in_flight(kLine, miss.missing, 150, 0);
+  // Sector 1 of the same line: a sector miss for that sector alone.
+  const L1DataCache::Lookup other = l1.load(kLine, chunks(0x2), 1);
+  EXPECT_FALSE(other.hit);
+  EXPECT_EQ(other.missing, chunks(0x2));
+  EXPECT_EQ(l1.misses(), 2u);
+  EXPECT_EQ(l1.sector_misses(), 1u);
+  EXPECT_EQ(l1.fills(), 2u);
+}
+
+TEST_F(SectoredL1Test, PendingSectorsServeLaterLoadsWhenTheirFillReturns) {
+  l1.load(kLine, chunks(0x1), 0);
+  l1.fill_in_flight(kLine, chunks(0x1), 150, 0);
+  l1.load(kLine, chunks(0x2), 1);
+  l1.fill_in_flight(kLine, chunks(0x2), 180, 1);
+  // Both sectors allocated: a hit, with the data of the later fill.
+  const L1DataCache::Lookup both = l1.load(kLine, chunks(0x3), 2);
+  EXPECT_TRUE(both.hit);
+  EXPECT_EQ(both.ready, 180u);
+  EXPECT_EQ(l1.pending_hits(), 1u);
+  // Sectors 0 and 2: sector 2 is missing, sector 0's fill is still due at
+  // 150, so the present part is ready then and only sector 2 goes below.
+  const L1DataCache::Lookup partial = l1.load(kLine, chunks(0x5), 3);
+  EXPECT_FALSE(partial.hit);
+  EXPECT_EQ(partial.missing, chunks(0x4));
+  EXPECT_EQ(partial.ready, 150u);
+  EXPECT_EQ(l1.sector_misses(), 2u);
+  // After the fills, valid sectors take the hit latency.
+  EXPECT_EQ(l1.load(kLine, chunks(0x3), 300).ready, 335u);
+}
+
+TEST_F(SectoredL1Test, AStoreForgetsEverySectorOfTheLine) {
+  l1.load(kLine, chunks(0xF), 0);
+  l1.fill_in_flight(kLine, chunks(0xF), 100, 0);
+  l1.store(kLine);
+  const L1DataCache::Lookup after = l1.load(kLine, chunks(0x8), 101);
+  EXPECT_FALSE(after.hit);
+  EXPECT_EQ(after.missing, chunks(0x8));
+  EXPECT_EQ(l1.sector_misses(), 0u);  // the tag went too: a line miss
+}
+
 }  // namespace
 }  // namespace smshare

@@ -150,5 +150,18 @@ TEST(DramChannel, QueueDepthCountsRequestsNotYetReturned) {
   EXPECT_EQ(ch.queue_depth(100000), 45u + 200u);
 }
 
+TEST(DramChannel, BusTimeIsProportionalToTheBurstsMoved) {
+  // Sectored (32 B bursts): a quarter of the 4 ns line time per sector.
+  DramChannelTiming ch(tb::round_dram_spec(), 128, 32);
+  EXPECT_EQ(ch.line_time_ps(), kLine);
+  EXPECT_EQ(ch.access(0, 0, false, 32), 12000u + 10000 + 1000);
+  EXPECT_EQ(ch.access(100000, 128, false, 96), 100000u + 10000 + 3000);  // row hit, three bursts
+  EXPECT_EQ(ch.counters().read_bytes, 128u);
+  EXPECT_EQ(ch.counters().bytes, 128u);
+  // Not sectored: the burst is the line, whatever fewer bytes are asked.
+  DramChannelTiming line(tb::round_dram_spec(), 128);
+  EXPECT_EQ(line.access(0, 0, false, 32), 12000u + 10000 + kLine);
+}
+
 }  // namespace
 }  // namespace smshare

@@ -125,5 +125,60 @@ TEST(L2Slice, DirtyVictimIsWrittenBackWithoutDelayingTheRequester) {
   EXPECT_EQ(s.l2.access(t, 128, false), t + kHit + kDramClosed + 2 * 4000);
 }
 
+// --- A sectored slice (l2.sector_bytes = 32): 32 B DRAM bursts of 1 ns.
+struct SectoredSlice {
+  static L2Spec spec() {
+    L2Spec l = tb::round_l2_spec();
+    l.sector_bytes = 32;
+    return l;
+  }
+  DramChannelTiming dram{tb::round_dram_spec(), 128, 32};
+  L2Slice l2{spec(), 2, 1000, dram};
+};
+
+ChunkMask chunks(uint32_t bits) { return ChunkMask::from_bits(bits); }
+
+TEST(SectoredL2Slice, AMissReadsOnlyTheMissingSectorsFromDram) {
+  SectoredSlice s;
+  // Sector 0: 32 B hold the port 1 cycle; tRCD + tCL + one 1 ns burst.
+  EXPECT_EQ(s.l2.access(0, 0, chunks(0x1), false), kHit + 12000 + 10000 + 1000);
+  EXPECT_EQ(s.dram.counters().read_bytes, 32u);
+  // Sectors 0 and 1 later: a sector miss for sector 1 alone, a row hit.
+  EXPECT_EQ(s.l2.access(100000, 0, chunks(0x3), false), 100000 + kHit + 10000 + 1000);
+  EXPECT_EQ(s.dram.counters().read_bytes, 64u);
+  EXPECT_EQ(s.dram.counters().reads, 2u);
+  EXPECT_EQ(s.l2.counters().read_misses, 2u);
+  EXPECT_EQ(s.l2.counters().sector_misses, 1u);
+  // Both valid now: a hit.
+  EXPECT_EQ(s.l2.access(200000, 0, chunks(0x3), false), 200000 + kHit);
+  // All four: sectors 2 and 3 in one request of two bursts.
+  EXPECT_EQ(s.l2.access(300000, 0, chunks(0xF), false), 300000 + kHit + 10000 + 2000);
+  EXPECT_EQ(s.dram.counters().read_bytes, 128u);
+}
+
+TEST(SectoredL2Slice, AReadOfASectorInFlightWaitsForItsFill) {
+  SectoredSlice s;
+  const uint64_t fill = s.l2.access(0, 0, chunks(0x4), false);
+  EXPECT_EQ(s.l2.access(1000, 0, chunks(0x4), false), fill);
+  EXPECT_EQ(s.l2.counters().pending_hits, 1u);
+  // Another sector of the line is not covered by that fill.
+  EXPECT_GT(s.l2.access(2000, 0, chunks(0x8), false), fill);
+  EXPECT_EQ(s.l2.counters().sector_misses, 1u);
+}
+
+TEST(SectoredL2Slice, WritesValidateTheirSectorsAndWriteBackOnlyThose) {
+  SectoredSlice s;
+  EXPECT_EQ(s.l2.access(0, 0, chunks(0x2), true), kHit);  // write sector 1: no DRAM read
+  EXPECT_EQ(s.dram.counters().reads, 0u);
+  EXPECT_EQ(s.l2.access(100000, 0, chunks(0x2), false), 100000 + kHit);  // reads it back
+  EXPECT_GT(s.l2.access(200000, 0, chunks(0x1), false), 200000 + kHit);  // sector 0 was never written
+  // Evict line 0 (set 0 holds 0, 512, then 1024): one 32 B write-back.
+  s.l2.access(300000, 512, chunks(0x1), false);
+  s.l2.access(400000, 1024, chunks(0x1), false);
+  EXPECT_EQ(s.l2.counters().writebacks, 1u);
+  EXPECT_EQ(s.dram.counters().writes, 1u);
+  EXPECT_EQ(s.dram.counters().bytes - s.dram.counters().read_bytes, 32u);
+}
+
 }  // namespace
 }  // namespace smshare

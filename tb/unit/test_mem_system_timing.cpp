@@ -155,5 +155,32 @@ TEST(MemoryTiming, DramQueueDepthFollowsTime) {
   EXPECT_EQ(m.dram_queue_depth(done), 0u);
 }
 
+TEST(MemoryTiming, AChunkMaskNamesNonContiguousSectorsAndTheirBytes) {
+  GpuSpec spec;
+  spec.l2.sector_bytes = 32;
+  MemoryTiming m(spec);
+  uint64_t done = 0;
+  // Chunks 0 and 2 of the line at 0x1000: 64 B down the interconnect, 64 B from DRAM.
+  MemRequest r = read(0, 0x1000, 0, 64);
+  r.chunks = ChunkMask::from_bits(0x5);
+  ASSERT_EQ(m.access(r, done), MemStatus::ok);
+  EXPECT_EQ(m.icnt().bytes_down(), 64u);
+  uint64_t dram_bytes = 0;
+  for (uint32_t c = 0; c < m.partitions(); ++c) dram_bytes += m.dram(c).counters().read_bytes;
+  EXPECT_EQ(dram_bytes, 64u);
+  // Counted from the chunk holding the address: chunk 1 of the mask at 0x1040 is chunk 3 of the line.
+  r = read(0, 0x1040, 1000000, 32);
+  r.chunks = ChunkMask::from_bits(0x2);
+  ASSERT_EQ(m.access(r, done), MemStatus::ok);
+  EXPECT_EQ(m.l2(m.address_map().channel(0x1000)).counters().sector_misses, 1u);
+  // Bytes that disagree with the mask, or chunks past the line, are refused.
+  r = read(0, 0x1000, 2000000, 32);
+  r.chunks = ChunkMask::from_bits(0x3);
+  EXPECT_EQ(m.access(r, done), MemStatus::length_error);
+  r = read(0, 0x1060, 2000000, 64);
+  r.chunks = ChunkMask::from_bits(0x3);
+  EXPECT_EQ(m.access(r, done), MemStatus::length_error);
+}
+
 }  // namespace
 }  // namespace smshare

@@ -20,9 +20,15 @@ WarpInstruction strided(uint64_t base, uint64_t stride, uint8_t bytes, OpClass o
   return inst;
 }
 
-Lines lines_of(const WarpInstruction& inst, uint32_t line_bytes = 128) {
-  Lines lines{0xDEAD};  // stale contents must be replaced
+std::vector<LineAccess> accesses_of(const WarpInstruction& inst, uint32_t line_bytes = 128) {
+  std::vector<LineAccess> lines{{0xDEAD, ChunkMask::line(128)}};  // stale contents must be replaced
   coalesce(inst, line_bytes, lines);
+  return lines;
+}
+
+Lines lines_of(const WarpInstruction& inst, uint32_t line_bytes = 128) {
+  Lines lines;
+  for (const LineAccess& a : accesses_of(inst, line_bytes)) lines.push_back(a.line);
   return lines;
 }
 
@@ -76,6 +82,39 @@ TEST(Coalescing, AStraddlingLaneTouchesBothLines) {
   EXPECT_EQ(lines_of(inst), (Lines{0x100, 0x180}));
   inst.addr[0] = 0x178;   // bytes 0x178..0x17F: ends exactly at the boundary
   EXPECT_EQ(lines_of(inst), (Lines{0x100}));
+}
+
+// The chunk masks GPGPU-Sim's memory_coalescing_arch computes (`chunks`:
+// which 32-byte pieces of each 128-byte segment the lanes touch).
+TEST(Coalescing, EachLineCarriesTheChunksItsLanesTouch) {
+  const auto bits = [](const LineAccess& a) { return a.chunks.bits(); };
+  // Unit-stride words: all four chunks of one line.
+  auto a = accesses_of(strided(0x1000, 4, 4));
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(bits(a[0]), 0xFu);
+  // 128-byte stride: one word per line, in chunk 0 (chunk 2 from offset 0x48).
+  a = accesses_of(strided(0x2000, 128, 4));
+  ASSERT_EQ(a.size(), 32u);
+  for (const LineAccess& x : a) EXPECT_EQ(bits(x), 0x1u) << std::hex << x.line;
+  EXPECT_EQ(bits(accesses_of(strided(0x2048, 128, 4))[0]), 0x4u);
+  // 32-byte stride: 4 lanes per line, one word in each chunk.
+  a = accesses_of(strided(0x2000, 32, 4));
+  ASSERT_EQ(a.size(), 8u);
+  for (const LineAccess& x : a) EXPECT_EQ(bits(x), 0xFu);
+  // 64-byte stride: chunks 0 and 2 of each line, not contiguous.
+  a = accesses_of(strided(0x2000, 64, 4));
+  ASSERT_EQ(a.size(), 16u);
+  for (const LineAccess& x : a) EXPECT_EQ(bits(x), 0x5u);
+  // A lane straddling a chunk and a line boundary: its bytes in each.
+  WarpInstruction inst = strided(0, 0, 8);
+  inst.active_mask = 0x1u;
+  inst.addr[0] = 0x17C;  // bytes 0x17C..0x183
+  a = accesses_of(inst);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(bits(a[0]), 0x8u);  // chunk 3 of line 0x100
+  EXPECT_EQ(bits(a[1]), 0x1u);  // chunk 0 of line 0x180
+  inst.addr[0] = 0x11C;  // bytes 0x11C..0x123: chunks 0 and 1 of one line
+  EXPECT_EQ(accesses_of(inst), (std::vector<LineAccess>{{0x100, ChunkMask::from_bits(0x3)}}));
 }
 
 TEST(Coalescing, NoActiveLaneIsNoLine) {

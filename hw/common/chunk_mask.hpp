@@ -1,0 +1,80 @@
+// Which 32-byte chunks of a cache line an access needs, as a bit mask
+// (bit i = bytes [32 i, 32 i + 32) of the line). 32 bytes is GPGPU-Sim's
+// SECTOR_SIZE: its coalescer marks the 32-byte chunks each warp touches in a
+// 128-byte segment (abstract_hardware_model.cc,
+// warp_inst_t::memory_coalescing_arch, `info.chunks`) and its sectored
+// caches keep one state per 32-byte sector (gpu-cache.h, sector_cache_block).
+//
+// smshare's sectors are l1.sector_bytes / l2.sector_bytes, a multiple of 32
+// (or the whole line when a cache is not sectored), so a set of sectors is
+// written as the mask of their chunks (widen()), and the bytes a request moves
+// are always chunks x 32. Lines are at most 1024 bytes: 32 chunks.
+//
+// A distinct type, not a bare integer, so a byte count can never be passed
+// where a mask is expected.
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+
+namespace smshare {
+
+class ChunkMask {
+ public:
+  static constexpr uint32_t kChunkBytes = 32;
+  static constexpr uint32_t kMaxChunks = 32;  // 1024-byte lines
+
+  constexpr ChunkMask() = default;
+  static constexpr ChunkMask from_bits(uint32_t bits) { return ChunkMask(bits); }
+  // Every chunk of a `line_bytes` line.
+  static constexpr ChunkMask line(uint32_t line_bytes) {
+    const uint32_t n = (line_bytes + kChunkBytes - 1) / kChunkBytes;
+    return ChunkMask(n >= kMaxChunks ? ~uint32_t{0} : (uint32_t{1} << n) - 1);
+  }
+  // The chunks bytes [offset, offset + bytes) of a line overlap (bytes > 0,
+  // offset + bytes <= 1024).
+  static constexpr ChunkMask range(uint32_t offset, uint32_t bytes) {
+    const uint32_t first = offset / kChunkBytes;
+    const uint32_t last = (offset + bytes - 1) / kChunkBytes;
+    return ChunkMask(line((last + 1) * kChunkBytes).bits_ & ~line(first * kChunkBytes).bits_);
+  }
+
+  constexpr uint32_t bits() const { return bits_; }
+  constexpr bool any() const { return bits_ != 0; }
+  uint32_t count() const { return static_cast<uint32_t>(std::bitset<kMaxChunks>(bits_).count()); }
+  uint32_t bytes() const { return count() * kChunkBytes; }
+  bool test(uint32_t chunk) const { return bits_ >> chunk & 1u; }
+  // Bytes from the start of the line to the end of the last chunk (0 if none).
+  uint32_t end_bytes() const {
+    uint32_t n = 0;
+    while (n < kMaxChunks && (bits_ >> n) != 0) ++n;
+    return n * kChunkBytes;
+  }
+
+  // Rounded out to whole sectors of `sector_chunks` chunks (a power of two):
+  // a sector is needed when any of its chunks is.
+  constexpr ChunkMask widen(uint32_t sector_chunks) const {
+    if (sector_chunks <= 1) return *this;
+    const uint32_t group = sector_chunks >= kMaxChunks ? ~uint32_t{0} : (uint32_t{1} << sector_chunks) - 1;
+    uint32_t out = 0;
+    for (uint32_t shift = 0; shift < kMaxChunks; shift += sector_chunks)
+      if (bits_ >> shift & group) out |= group << shift;
+    return ChunkMask(out);
+  }
+  // The mask seen from a line that starts `chunks` chunks earlier.
+  constexpr ChunkMask shifted_up(uint32_t chunks) const { return ChunkMask(chunks >= kMaxChunks ? 0 : bits_ << chunks); }
+
+  constexpr ChunkMask operator|(ChunkMask o) const { return ChunkMask(bits_ | o.bits_); }
+  constexpr ChunkMask operator&(ChunkMask o) const { return ChunkMask(bits_ & o.bits_); }
+  // The chunks of this mask that are not in `o`.
+  constexpr ChunkMask minus(ChunkMask o) const { return ChunkMask(bits_ & ~o.bits_); }
+  ChunkMask& operator|=(ChunkMask o) { bits_ |= o.bits_; return *this; }
+  constexpr bool operator==(ChunkMask o) const { return bits_ == o.bits_; }
+  constexpr bool operator!=(ChunkMask o) const { return bits_ != o.bits_; }
+
+ private:
+  constexpr explicit ChunkMask(uint32_t bits) : bits_(bits) {}
+  uint32_t bits_ = 0;
+};
+
+}  // namespace smshare

@@ -1,0 +1,1 @@
+stride128.traceg

@@ -1,0 +1,1 @@
+stride32.traceg
