@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "hw/common/gpu_config.hpp"
 #include "hw/frontend/kernel.hpp"
+#include "hw/top/simulation.hpp"
 
 namespace smshare::tb {
 
@@ -71,5 +73,13 @@ class ScriptedKernel : public KernelSource {
   KernelResources resources_;
   Script script_;
 };
+
+// Simulates `kernel` on `spec` with the baseline mechanism: the report
+// `smshare run` would write (SystemC testbenches only: one run per process).
+inline nlohmann::json simulate_scripted(ScriptedKernel& kernel, const GpuSpec& spec) {
+  SimulateOptions options;
+  options.kernel_origin = "scripted";
+  return simulate(spec, kernel, options);
+}
 
 }  // namespace smshare::tb

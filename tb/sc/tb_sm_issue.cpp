@@ -36,12 +36,6 @@ KernelResources one_cta(uint32_t warps) {
   return r;
 }
 
-nlohmann::json run(ScriptedKernel& k, const GpuSpec& spec) {
-  SimulateOptions o;
-  o.kernel_origin = "scripted";
-  return simulate(spec, k, o);
-}
-
 uint64_t cycles(const nlohmann::json& r) { return r["cycles"].get<uint64_t>(); }
 uint64_t conflicts(const nlohmann::json& r) { return r["counters"]["register_file"]["bank_conflicts"].get<uint64_t>(); }
 
@@ -72,7 +66,7 @@ ScriptedKernel independent_kernel(uint32_t warps) {
 // at N+6 (as tb_sm_pipeline's IndependentAluIssuesOnePerCycle): N+7 cycles.
 TEST(SmIssue, OneWarpSingleIssuesOnePerCycle) {
   ScriptedKernel k = independent_kernel(1);
-  auto r = run(k, one_sm_fermi());
+  auto r = simulate_scripted(k, one_sm_fermi());
   EXPECT_EQ(cycles(r), kN + 7);
   EXPECT_EQ(conflicts(r), 0u);
 }
@@ -85,7 +79,7 @@ TEST(SmIssue, OneWarpSingleIssuesOnePerCycle) {
 // accesses never share a bank.
 TEST(SmIssue, OneWarpDualIssuesTwoPerCycleOnFermiUnits) {
   ScriptedKernel k = independent_kernel(1);
-  auto r = run(k, one_sm_fermi({"sm.dual_issue=true"}));
+  auto r = simulate_scripted(k, one_sm_fermi({"sm.dual_issue=true"}));
   EXPECT_EQ(cycles(r), kN / 2 + 7);
   EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), kN);
   EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), kN / 2);
@@ -106,7 +100,7 @@ const std::vector<std::string> kFourPerCycle = {"sm.dual_issue=true", "sm.fetch_
 
 TEST(SmIssue, TwoSchedulersDualIssueFourPerCycleWhenUnitsAllow) {
   ScriptedKernel k = independent_kernel(2);
-  auto r = run(k, one_sm_fermi(kFourPerCycle));
+  auto r = simulate_scripted(k, one_sm_fermi(kFourPerCycle));
   EXPECT_EQ(cycles(r), kN / 2 + 7);
   EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 2 * kN);
   EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), kN / 2);
@@ -124,7 +118,7 @@ TEST(SmIssue, OneFetchSlotForTwoDualIssuingWarpsIsNoFasterThanSingleIssue) {
   std::vector<std::string> one_fetch = kFourPerCycle;
   one_fetch.push_back("sm.fetch_per_cycle=1");
   ScriptedKernel k = independent_kernel(2);
-  auto r = run(k, one_sm_fermi(one_fetch));
+  auto r = simulate_scripted(k, one_sm_fermi(one_fetch));
   EXPECT_EQ(cycles(r), kN + 7);
   EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), kN);
   EXPECT_EQ(conflicts(r), 0u);
@@ -153,7 +147,7 @@ ScriptedKernel dependent_pairs() {
 
 TEST(SmIssue, DependentPairsSingleIssue) {
   ScriptedKernel k = dependent_pairs();
-  auto r = run(k, one_sm_fermi());
+  auto r = simulate_scripted(k, one_sm_fermi());
   EXPECT_EQ(cycles(r), 7 * kPairs + 7);
   EXPECT_EQ(conflicts(r), 0u);
 }
@@ -162,7 +156,7 @@ TEST(SmIssue, DependentPairsSingleIssue) {
 // destination is in the scoreboard. Same cycles, and no cycle issues two.
 TEST(SmIssue, DualIssueDoesNotPairDependentInstructions) {
   ScriptedKernel k = dependent_pairs();
-  auto r = run(k, one_sm_fermi({"sm.dual_issue=true"}));
+  auto r = simulate_scripted(k, one_sm_fermi({"sm.dual_issue=true"}));
   EXPECT_EQ(cycles(r), 7 * kPairs + 7);
   EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), 2 * kPairs);
   EXPECT_EQ(conflicts(r), 0u);
@@ -178,7 +172,7 @@ ScriptedKernel two_independent(OpClass second) {
 // Two int-ALU instructions pair at 1 and are written at 1+2+4: 8 cycles.
 TEST(SmIssue, DualIssuePairsTwoAluInstructions) {
   ScriptedKernel k = two_independent(OpClass::IntAlu);
-  auto r = run(k, one_sm_fermi({"sm.dual_issue=true"}));
+  auto r = simulate_scripted(k, one_sm_fermi({"sm.dual_issue=true"}));
   EXPECT_EQ(cycles(r), 8u);
   EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), 1u);
 }
@@ -187,7 +181,7 @@ TEST(SmIssue, DualIssuePairsTwoAluInstructions) {
 // at 1 and 2; the second is written at 2+2+4: 9 cycles.
 TEST(SmIssue, DifferentUnitsRuleKeepsTwoAluInstructionsApart) {
   ScriptedKernel k = two_independent(OpClass::IntAlu);
-  auto r = run(k, one_sm_fermi({"sm.dual_issue=true", "sm.dual_issue_different_units=true"}));
+  auto r = simulate_scripted(k, one_sm_fermi({"sm.dual_issue=true", "sm.dual_issue_different_units=true"}));
   EXPECT_EQ(cycles(r), 9u);
   EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), 2u);
 }
@@ -197,7 +191,7 @@ TEST(SmIssue, DifferentUnitsRuleKeepsTwoAluInstructionsApart) {
 TEST(SmIssue, DifferentUnitsRulePairsAluWithSfu) {
   ScriptedKernel k = two_independent(OpClass::Sfu);
   const GpuSpec spec = one_sm_fermi({"sm.dual_issue=true", "sm.dual_issue_different_units=true"});
-  auto r = run(k, spec);
+  auto r = simulate_scripted(k, spec);
   EXPECT_EQ(cycles(r), 1 + 2 + spec.sm.sfu.latency + 1);
   EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), 1u);
 }
@@ -213,7 +207,7 @@ void check_same_bank_chain(uint32_t ports, uint64_t per_instruction, uint64_t co
   constexpr uint64_t N = 30;
   ScriptedKernel k("same-bank", one_cta(1),
                    [](uint32_t, uint32_t) { return std::vector<WarpInstruction>(N, alu(0, {0, 16, 32})); });
-  auto r = run(k, one_sm_fermi({"sm.register_bank_ports=" + std::to_string(ports)}));
+  auto r = simulate_scripted(k, one_sm_fermi({"sm.register_bank_ports=" + std::to_string(ports)}));
   EXPECT_EQ(cycles(r), 1 + per_instruction * N + 1);
   EXPECT_EQ(conflicts(r), conflicts_per_instruction * N);
   EXPECT_EQ(r["counters"]["register_file"]["reads_per_bank"][0].get<uint64_t>(), 3 * N);
@@ -234,7 +228,7 @@ TEST(SmIssue, TwoResultsInOneBankAreWrittenTogetherWithTwoPorts) {
   ScriptedKernel k("two-dst", one_cta(1), [two_results](uint32_t, uint32_t) {
     return std::vector<WarpInstruction>{two_results, alu(2, {17})};
   });
-  auto r = run(k, one_sm_fermi({"sm.register_bank_ports=2"}));
+  auto r = simulate_scripted(k, one_sm_fermi({"sm.register_bank_ports=2"}));
   EXPECT_EQ(cycles(r), 13u);
   EXPECT_EQ(conflicts(r), 0u);
   EXPECT_EQ(r["counters"]["register_file"]["writes_per_bank"][1].get<uint64_t>(), 2u);

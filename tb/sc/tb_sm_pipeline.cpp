@@ -29,12 +29,6 @@ KernelResources one_warp_cta(uint32_t ctas = 1, uint32_t threads = 32) {
   return r;
 }
 
-nlohmann::json run(ScriptedKernel& k, const GpuSpec& spec) {
-  SimulateOptions o;
-  o.kernel_origin = "scripted";
-  return simulate(spec, k, o);
-}
-
 constexpr uint64_t kFetchAndFirstIssue = 1;  // cycle 0 fetches, cycle 1 issues
 
 TEST(SmPipeline, DependentAluChainTakesSixCyclesPerInstruction) {
@@ -44,7 +38,7 @@ TEST(SmPipeline, DependentAluChainTakesSixCyclesPerInstruction) {
     return std::vector<WarpInstruction>(N, alu(1, {1, 2}));
   });
   GpuSpec spec = one_sm_fermi();
-  auto r = run(k, spec);
+  auto r = simulate_scripted(k, spec);
   const uint64_t per_inst = 2 + spec.sm.int_alu.latency;
   // Last instruction issues at 1 + 6(N-1), writes back 6 cycles later.
   EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + per_inst * N + 1);
@@ -67,7 +61,7 @@ TEST(SmPipeline, FpChainUsesFpLatency) {
   ScriptedKernel k("fpchain", one_warp_cta(),
                    [](uint32_t, uint32_t) { return std::vector<WarpInstruction>(N, alu(1, {1, 2}, OpClass::FpAlu)); });
   GpuSpec spec = one_sm_fermi({"sm.fp_alu.latency=9"});
-  auto r = run(k, spec);
+  auto r = simulate_scripted(k, spec);
   EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + (2 + 9) * N + 1);
 }
 
@@ -78,7 +72,7 @@ TEST(SmPipeline, IndependentAluIssuesOnePerCycle) {
     for (uint64_t i = 0; i < N; ++i) v.push_back(alu(static_cast<uint16_t>(8 + i % 8), {0}));
     return v;
   });
-  auto r = run(k, one_sm_fermi());
+  auto r = simulate_scripted(k, one_sm_fermi());
   // Issued in cycles 1..N; the last is read at N+1, dispatched N+2, written N+6.
   EXPECT_EQ(r["cycles"].get<uint64_t>(), N + 2 + 4 + 1);
   EXPECT_EQ(r["issue_cycles"].get<uint64_t>(), N);
@@ -92,7 +86,7 @@ TEST(SmPipeline, RegisterBankConflictCostsOneCycle) {
     return [second_src](uint32_t, uint32_t) { return std::vector<WarpInstruction>(N, alu(0, {0, second_src})); };
   };
   ScriptedKernel conflicting("conflict", one_warp_cta(), chain(16));
-  auto r = run(conflicting, one_sm_fermi());
+  auto r = simulate_scripted(conflicting, one_sm_fermi());
   EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + (3 + 4) * N + 1);
   EXPECT_EQ(r["counters"]["register_file"]["bank_conflicts"].get<uint64_t>(), N);
   const auto& reads = r["counters"]["register_file"]["reads_per_bank"];
@@ -110,7 +104,7 @@ TEST(SmPipeline, TwoResultsInOneBankAreWrittenInTwoCycles) {
   ScriptedKernel k("two-dst", one_warp_cta(), [two_results](uint32_t, uint32_t) {
     return std::vector<WarpInstruction>{two_results, alu(2, {17})};
   });
-  auto r = run(k, one_sm_fermi());
+  auto r = simulate_scripted(k, one_sm_fermi());
   EXPECT_EQ(r["cycles"].get<uint64_t>(), 14u);
   EXPECT_EQ(r["counters"]["register_file"]["bank_conflicts"].get<uint64_t>(), 1u);
   EXPECT_EQ(r["counters"]["register_file"]["writes_per_bank"][1].get<uint64_t>(), 2u);
@@ -135,7 +129,7 @@ TEST(SmPipeline, ScratchpadBankConflictsSerialize) {
   res.smem_bytes_per_cta = 4096;
   GpuSpec spec = one_sm_fermi();
   ScriptedKernel conflict_free("smem1", res, loads(4));
-  auto r = run(conflict_free, spec);
+  auto r = simulate_scripted(conflict_free, spec);
   // issue t, read t+1, dispatch to LDST t+2, data smem_latency later.
   const uint64_t per_load = 2 + spec.sm.smem_latency;
   EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + per_load * N + 1);
@@ -156,7 +150,7 @@ TEST(SmPipeline, ScratchpadThirtyTwoWayConflict) {
     return v;
   });
   GpuSpec spec = one_sm_fermi();
-  auto r = run(k, spec);
+  auto r = simulate_scripted(k, spec);
   const uint64_t per_load = 2 + spec.sm.smem_latency + 31;
   EXPECT_EQ(r["cycles"].get<uint64_t>(), kFetchAndFirstIssue + per_load * N + 1);
   EXPECT_EQ(r["counters"]["scratchpad"]["bank_conflict_cycles"].get<uint64_t>(), 31 * N);
@@ -174,7 +168,7 @@ TEST(SmPipeline, BarrierHoldsEarlyWarpsUntilTheLastArrives) {
     else v.insert(v.end(), 3, alu(5, {5, 13}));
     return v;
   });
-  auto r = run(k, one_sm_fermi());
+  auto r = simulate_scripted(k, one_sm_fermi());
   // Warp 0 (slot 0, scheduler 0; fetched in cycle 0) issues its chain at
   // 1, 7, ..., 55 and the barrier at 56 (a barrier waits for no result). The
   // barrier opens at the start of cycle 57. Warp 1 (slot 1, scheduler 1,
@@ -193,7 +187,7 @@ TEST(SmPipeline, ExitedWarpsDoNotHoldABarrier) {
     else v.assign(5, alu(1, {1, 9}));
     return v;
   });
-  auto r = run(k, one_sm_fermi());
+  auto r = simulate_scripted(k, one_sm_fermi());
   EXPECT_TRUE(r["completed"].get<bool>());
   EXPECT_FALSE(r.contains("deadlock"));
   // Warp 1 (fetched in cycle 1) issues at 2, 8, 14, 20, 26, writes at 32.
@@ -219,7 +213,7 @@ TEST(SmPipeline, AWarpThatEndsAtABarrierDoesNotOpenItForOthers) {
     }
     return v;
   });
-  auto r = run(k, one_sm_fermi());
+  auto r = simulate_scripted(k, one_sm_fermi());
   // Fetch order: warp 0 at 0, warp 1 at 1, warp 2 at 2. Warp 2's chain
   // issues at 3, 9, ..., 57 and its barrier at 58; the barrier opens at 59.
   // Warp 1's chain then issues at 59, 65, ..., 113 and writes back at 119.
@@ -241,7 +235,7 @@ TEST(SmPipeline, ExitIssuedWithNothingInFlightRetiresTheWarp) {
     }
     return v;
   });
-  auto r = run(k, one_sm_fermi());
+  auto r = simulate_scripted(k, one_sm_fermi());
   EXPECT_TRUE(r["completed"].get<bool>());
   EXPECT_FALSE(r.contains("deadlock"));
   // Warp 1 (fetched at 1): chain at 2..56, barrier at 57, opens at 58 when
@@ -262,7 +256,7 @@ TEST(SmPipeline, L1HitOnALineInFlightWaitsForItsFill) {
     return v;
   });
   GpuSpec spec = one_sm_fermi();
-  auto r = run(k, spec);
+  auto r = simulate_scripted(k, spec);
   EXPECT_EQ(r["counters"]["l1"]["misses"].get<uint64_t>(), 1u);
   EXPECT_EQ(r["counters"]["l1"]["hits"].get<uint64_t>(), 1u);
   EXPECT_EQ(r["counters"]["l1"]["pending_hits"].get<uint64_t>(), 1u);
@@ -279,7 +273,7 @@ TEST(SmPipeline, CtaCompletionRefillsTheSm) {
   ScriptedKernel k("waves", one_warp_cta(8), [](uint32_t, uint32_t) {
     return std::vector<WarpInstruction>(kChain, alu(1, {1, 9}));
   });
-  auto r = run(k, one_sm_fermi({"sm.max_ctas=2"}));
+  auto r = simulate_scripted(k, one_sm_fermi({"sm.max_ctas=2"}));
   EXPECT_EQ(r["resident_ctas_per_sm"].get<unsigned>(), 2u);
   EXPECT_EQ(r["ctas_completed"].get<unsigned>(), 8u);
   EXPECT_TRUE(r["completed"].get<bool>());

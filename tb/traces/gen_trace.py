@@ -27,6 +27,8 @@ import os
 import random
 import sys
 
+from trace_format import kernel_header
+
 # Opcode token, destination count, source count, memory kind
 # (None, "global_load", "global_store", "shared_load", "shared_store").
 OPCODES = {
@@ -103,21 +105,7 @@ def write_kernel(out, args, code):
     n_ldg = sum(1 for name, _, _ in code if name == "LDG")
     n_stg = sum(1 for name, _, _ in code if name == "STG")
     w = out.write
-    w(f"-kernel name = {args.name}\n")
-    w("-kernel id = 1\n")
-    w(f"-grid dim = ({args.ctas},1,1)\n")
-    w(f"-block dim = ({args.warps * 32},1,1)\n")
-    w(f"-shmem = {args.shmem}\n")
-    w(f"-nregs = {args.regs}\n")
-    w(f"-binary version = {args.binary_version}\n")
-    w("-cuda stream id = 0\n")
-    w("-shmem base_addr = 0x00007f5000000000\n")
-    w("-local mem base_addr = 0x00007f5100000000\n")
-    w("-nvbit version = 1.5.5\n")
-    w("-accelsim tracer version = 5\n")
-    w("-enable lineinfo = 0\n")
-    w("\n#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] "
-      "mem_width [adrrescompress?] [mem_addresses] immediate\n\n")
+    w(kernel_header(args.name, args.ctas, args.warps * 32, args.shmem, args.regs, args.binary_version))
 
     # Non-memory lines are the same in every warp: format them once.
     fixed = []

@@ -17,33 +17,17 @@ Deterministic; rerun after changing it:  tb/traces/icache/gen_icache_traces.py
 """
 
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from trace_format import kernel_header  # noqa: E402 (tb/traces/trace_format.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PC_STEP = 8  # bytes per instruction (Fermi/Kepler SASS; GPGPU-Sim's convention)
 
-HEADER = """-kernel name = {name}
--kernel id = 1
--grid dim = (1,1,1)
--block dim = (32,1,1)
--shmem = 0
--nregs = 8
--binary version = 35
--cuda stream id = 0
--shmem base_addr = 0x00007f5000000000
--local mem base_addr = 0x00007f5100000000
--nvbit version = 1.5.5
--accelsim tracer version = 5
--enable lineinfo = 0
-
-#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate
-
-#BEGIN_TB
-
-thread block = 0,0,0
-
-warp = 0
-insts = {count}
-"""
+def header(name, count):
+    return (kernel_header(name, ctas=1, threads=32, shmem=0, nregs=8, binary_version=35) +
+            f"#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = {count}\n")
 
 
 def line(pc, opcode):
@@ -54,7 +38,7 @@ def write(subdir, name, stream):
     out = os.path.join(HERE, subdir)
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "kernel-1.traceg"), "w") as f:
-        f.write(HEADER.format(name=name, count=len(stream)))
+        f.write(header(name, len(stream)))
         for pc, opcode in stream:
             f.write(line(pc, opcode))
         f.write("\n#END_TB\n")

@@ -8,32 +8,19 @@ Deterministic: rerunning rewrites the same files.
 """
 
 import os
+import sys
 
-HEADER = """-kernel name = _Z{n}{name}Pf
--kernel id = 1
--grid dim = (1,1,1)
--block dim = ({threads},1,1)
--shmem = 0
--nregs = 8
--binary version = 70
--cuda stream id = 0
--shmem base_addr = 0x00007f5000000000
--local mem base_addr = 0x00007f5100000000
--nvbit version = 1.5.5
--accelsim tracer version = 5
--enable lineinfo = 0
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from trace_format import kernel_header  # noqa: E402 (tb/traces/trace_format.py)
 
-#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate
-
-#BEGIN_TB
-
-thread block = 0,0,0
-"""
+def header(name, threads):
+    return (kernel_header(f"_Z{len(name)}{name}Pf", ctas=1, threads=threads, shmem=0, nregs=8, binary_version=70) +
+            "#BEGIN_TB\n\nthread block = 0,0,0\n")
 BASE = 0x7F0000000000  # a 128-byte aligned global address
 
 
 def kernel(name, warps):
-    out = HEADER.format(n=len(name), name=name, threads=32 * len(warps))
+    out = header(name, 32 * len(warps))
     for w, insts in enumerate(warps):
         out += "\nwarp = %d\ninsts = %d\n" % (w, len(insts))
         out += "".join(i + "\n" for i in insts)
