@@ -79,6 +79,14 @@ bool CacheTags::probe(uint64_t addr) const {
   return false;
 }
 
+ChunkMask CacheTags::missing(uint64_t addr, ChunkMask chunks) const {
+  const uint64_t line = addr >> line_shift_;
+  const Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
+  for (uint32_t w = 0; w < ways_; ++w)
+    if (set[w].valid.any() && set[w].tag == line) return sectors_of(chunks).minus(set[w].valid);
+  return sectors_of(chunks);
+}
+
 void CacheTags::invalidate(uint64_t addr) {
   const uint64_t line = addr >> line_shift_;
   Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];

@@ -40,6 +40,9 @@ class CacheTags {
   // The same for the whole line.
   Result access(uint64_t addr, bool allocate, bool dirty = false) { return access(addr, line_mask_, allocate, dirty); }
   bool probe(uint64_t addr) const;      // is the line present (any sector), without touching LRU
+  // The sectors of `chunks` an access would miss (all of them on a tag
+  // miss), without touching LRU: what a miss would have to fetch.
+  ChunkMask missing(uint64_t addr, ChunkMask chunks) const;
   void invalidate(uint64_t addr);
 
   // The sectors `chunks` touch, as chunks (whole sectors, within the line).

@@ -90,6 +90,8 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("l1.hit_latency", &s.l1.hit_latency, 1, 1000, "L1 hit latency, cycles");
   t.add_uint("l1.sector_bytes", &s.l1.sector_bytes, 0, 1024,
              "L1 sector size: 0 = not sectored, else a power of two from 32 dividing l1.line_bytes");
+  t.add_uint("l1.mshr_entries", &s.l1.mshr_entries, 0, 4096,
+             "L1 misses in flight at once (0 = unlimited); a miss finding them all busy stalls the LDST unit");
 
   t.add_uint("icache.size_bytes", &s.icache.size_bytes, 0, 1u << 20,
              "instruction cache bytes per SM (0 = no instruction cache: fetch reads the program directly)");
@@ -110,6 +112,9 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("l2.bytes_per_cycle", &s.l2.bytes_per_cycle, 1, 4096, "L2 bytes per cycle per partition");
   t.add_uint("l2.sector_bytes", &s.l2.sector_bytes, 0, 1024,
              "L2 sector size: 0 = not sectored, else a power of two from 32 dividing l2.line_bytes");
+  t.add_uint("l2.mshr_entries", &s.l2.mshr_entries, 0, 65536,
+             "L2 read misses in flight at once per slice (0 = unlimited); a miss finding them all busy holds "
+             "the slice's input until one returns");
 
   t.add_uint("dram.channels", &s.dram.channels, 1, 64, "memory channels (one L2 partition each)");
   t.add_uint("dram.banks", &s.dram.banks, 1, 64, "banks per channel");
@@ -120,6 +125,8 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("dram.tRCD", &s.dram.tRCD, 1, 1000, "activate to read, DRAM cycles");
   t.add_uint("dram.tRP", &s.dram.tRP, 1, 1000, "precharge, DRAM cycles");
   t.add_uint("dram.tRAS", &s.dram.tRAS, 1, 1000, "activate to precharge, DRAM cycles");
+  t.add_uint("dram.latency", &s.dram.latency, 0, 100000,
+             "fixed delay from the L2 to the DRAM channel, core cycles (GPGPU-Sim's dram_latency)");
   t.add_uint("dram.interleave_bytes", &s.dram.interleave_bytes, 32, 1u << 20,
              "bytes mapped to one channel before moving to the next");
   t.add_uint64("dram.swap_base", &s.dram.swap_base, 0, UINT64_MAX, "start of the reserved swap region");

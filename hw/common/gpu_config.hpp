@@ -59,6 +59,7 @@ struct CacheSpec {
   uint32_t ways = 4;
   uint32_t hit_latency = 35;  // core cycles
   uint32_t sector_bytes = 0;  // 0: not sectored (the line is one sector)
+  uint32_t mshr_entries = 0;  // misses in flight at once (0: unlimited); the L1 data cache only
 };
 
 struct InterconnectSpec {
@@ -73,6 +74,7 @@ struct L2Spec {
   uint32_t hit_latency = 80;         // core cycles inside the partition (icnt excluded)
   uint32_t bytes_per_cycle = 64;     // per partition
   uint32_t sector_bytes = 0;         // 0: not sectored (the line is one sector)
+  uint32_t mshr_entries = 0;         // read misses in flight at once per slice (0: unlimited)
 };
 
 struct DramSpec {
@@ -85,6 +87,7 @@ struct DramSpec {
   uint32_t tRCD = 12;
   uint32_t tRP = 12;
   uint32_t tRAS = 28;
+  uint32_t latency = 0;              // core cycles between the L2 and the channel (GPGPU-Sim's dram_latency)
   uint32_t interleave_bytes = 256;   // address interleaving across channels
   uint64_t swap_base = 1ull << 48;       // reserved region for swap space, above the 48-bit user address space that traces use
   uint64_t swap_bytes = 64ull << 20;

@@ -10,13 +10,15 @@ uint64_t dram_cycles_ps(uint32_t cycles, double clock_mhz) {
 }
 }  // namespace
 
-DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes, uint32_t sector_bytes)
+DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes, uint32_t sector_bytes,
+                                     uint64_t latency_ps)
     : map_(d),
       line_bytes_(line_bytes),
       tCL_ps_(dram_cycles_ps(d.tCL, d.clock_mhz)),
       tRCD_ps_(dram_cycles_ps(d.tRCD, d.clock_mhz)),
       tRP_ps_(dram_cycles_ps(d.tRP, d.clock_mhz)),
       tRAS_ps_(dram_cycles_ps(d.tRAS, d.clock_mhz)),
+      latency_ps_(latency_ps),
       banks_(d.banks),
       // One burst per burst time: burst bytes / (bandwidth_gbps / channels) ns.
       bus_(static_cast<uint64_t>(std::llround((sector_bytes ? sector_bytes : line_bytes) * 1000.0 * d.channels /
@@ -24,7 +26,8 @@ DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes, uin
            sector_bytes ? sector_bytes : line_bytes),
       done_ring_(64) {}
 
-uint64_t DramChannelTiming::access(uint64_t t_ps, uint64_t local_addr, bool is_write, uint32_t bytes) {
+uint64_t DramChannelTiming::access(uint64_t sent_ps, uint64_t local_addr, bool is_write, uint32_t bytes) {
+  const uint64_t t_ps = sent_ps + latency_ps_;
   Bank& b = banks_[map_.bank(local_addr)];
   const uint64_t row = map_.row(local_addr);
   uint64_t cmd = t_ps > b.next_cmd_ps ? t_ps : b.next_cmd_ps;

@@ -15,6 +15,11 @@
 // same sequence (write latency taken equal to tCL). Column commands to an
 // open row pipeline freely: the bus, not the bank, limits row-hit streams.
 // Open-page policy, requests served in arrival order (no FR-FCFS reordering).
+// A request reaches the channel a fixed `latency_ps` after the L2 sends it
+// (dram.latency: GPGPU-Sim's dram_latency, the memory partition's
+// m_dram_latency_queue between the L2 and the DRAM, l2cache.cc
+// memory_partition_unit::dram_cycle, counted in core cycles); t below is
+// that arrival.
 #pragma once
 
 #include <cstdint>
@@ -38,12 +43,12 @@ struct DramCounters {
 class DramChannelTiming {
  public:
   // `line_bytes`: the L2 line; `sector_bytes`: the L2 sector, the burst
-  // (0: the line).
-  DramChannelTiming(const DramSpec& spec, uint32_t line_bytes, uint32_t sector_bytes = 0);
+  // (0: the line); `latency_ps`: the fixed delay in front of the channel.
+  DramChannelTiming(const DramSpec& spec, uint32_t line_bytes, uint32_t sector_bytes = 0, uint64_t latency_ps = 0);
 
-  // Books a read or write of `bytes` (whole bursts, within one line) arriving
-  // at `t_ps` at channel-local address `local_addr`; returns the time its
-  // last byte is off the data bus.
+  // Books a read or write of `bytes` (whole bursts, within one line) the L2
+  // sends at `t_ps` to channel-local address `local_addr`; returns the time
+  // its last byte is off the data bus.
   uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write, uint32_t bytes);
   // The same for a whole line.
   uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write) {
@@ -64,6 +69,7 @@ class DramChannelTiming {
   uint64_t tRCD_ps() const { return tRCD_ps_; }
   uint64_t tRP_ps() const { return tRP_ps_; }
   uint64_t tRAS_ps() const { return tRAS_ps_; }
+  uint64_t latency_ps() const { return latency_ps_; }
   uint64_t bus_busy_ps() const { return bus_.busy_ps(); }
 
  private:
@@ -78,6 +84,7 @@ class DramChannelTiming {
   DramAddressMap map_;
   uint32_t line_bytes_;
   uint64_t tCL_ps_, tRCD_ps_, tRP_ps_, tRAS_ps_;
+  uint64_t latency_ps_;
   std::vector<Bank> banks_;
   PortReservation bus_;
   DramCounters counters_;

@@ -14,6 +14,7 @@ L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_p
     : tags_(spec.size_bytes / partitions, spec.line_bytes, spec.ways, spec.sector_bytes),
       dram_(dram),
       port_(core_period_ps, spec.bytes_per_cycle),
+      mshrs_(spec.mshr_entries),
       sector_chunks_(tags_.sector_bytes() / ChunkMask::kChunkBytes),
       sectors_per_line_(spec.line_bytes / tags_.sector_bytes()),
       hit_latency_ps_(uint64_t(spec.hit_latency) * core_period_ps),
@@ -43,7 +44,15 @@ void L2Slice::record_fill(uint64_t line, ChunkMask sectors, uint64_t ready_ps) {
 
 uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write) {
   const ChunkMask needed = tags_.sectors_of(chunks);
-  const uint64_t start = port_.reserve(t_ps, needed.bytes()).start;
+  uint64_t arrival = t_ps;
+  if (!is_write && mshrs_.limited() && tags_.missing(local_addr, chunks).any()) {
+    // A read miss: it reaches the tags when the port is free, and is
+    // accepted there only with an MSHR free.
+    const uint64_t at_tags = t_ps > port_.next_free_ps() ? t_ps : port_.next_free_ps();
+    arrival = mshrs_.free_at(at_tags);
+    counters_.mshr_stall_ps += arrival - at_tags;
+  }
+  const uint64_t start = port_.reserve(arrival, needed.bytes()).start;
   const uint64_t lookup_done = start + hit_latency_ps_;
   const CacheTags::Result r = tags_.access(local_addr, chunks, /*allocate=*/true, /*dirty=*/is_write);
   const uint64_t line = tags_.line_of(local_addr);
@@ -64,6 +73,7 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
     } else {
       ++counters_.read_misses;
       ready = dram_.access(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes());
+      mshrs_.hold(start, ready);
       record_fill(line, r.missing, ready);
       if (pending > ready) ready = pending;
     }

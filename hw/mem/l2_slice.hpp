@@ -26,6 +26,14 @@
 //
 // A read whose needed sectors include some still being filled waits for
 // those fills (MSHR merge): fill times are kept per sector in a small table.
+//
+// MSHRs (l2.mshr_entries, 0: unlimited): each read miss holds one from its
+// lookup until DRAM returns its sectors. A read miss that finds all of them
+// held stays at the head of the slice's input until the first is released
+// (GPGPU-Sim's L2 data_cache::access returns RESERVATION_FAIL on MSHR_FULL
+// and memory_sub_partition::cache_cycle leaves the request in its
+// icnt_L2 queue): its port slot starts then, so the requests behind it wait
+// too. Writes never read DRAM and take none.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +41,7 @@
 
 #include "hw/common/cache_tags.hpp"
 #include "hw/common/gpu_config.hpp"
+#include "hw/common/mshr_file.hpp"
 #include "hw/mem/dram_channel.hpp"
 #include "hw/mem/port_reservation.hpp"
 
@@ -46,6 +55,7 @@ struct L2Counters {
   uint64_t writebacks = 0;       // dirty victims written to DRAM
   uint64_t pending_hits = 0;     // read hits that waited for an in-flight fill
   uint64_t sector_misses = 0;    // misses (read or write) whose line was present but lacked sectors
+  uint64_t mshr_stall_ps = 0;    // time read misses waited at the head of the input for an MSHR
 };
 
 class L2Slice {
@@ -67,6 +77,7 @@ class L2Slice {
   const CacheTags& tags() const { return tags_; }
   uint64_t hit_latency_ps() const { return hit_latency_ps_; }
   uint64_t port_busy_ps() const { return port_.busy_ps(); }
+  bool mshrs_limited() const { return mshrs_.limited(); }
 
  private:
   struct Fill {
@@ -80,6 +91,7 @@ class L2Slice {
   CacheTags tags_;
   DramChannelTiming& dram_;
   PortReservation port_;
+  MshrFile mshrs_;
   uint32_t sector_chunks_;     // chunks per sector (the line's when not sectored)
   uint32_t sectors_per_line_;
   uint64_t hit_latency_ps_;

@@ -12,7 +12,8 @@ MemoryTiming::MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes)
       icnt_(spec.icnt, spec.num_sms, spec.dram.channels, spec.core_period_ps()) {
   const uint64_t period = spec.core_period_ps();
   for (uint32_t c = 0; c < spec.dram.channels; ++c) {
-    dram_.push_back(std::make_unique<DramChannelTiming>(spec.dram, spec.l2.line_bytes, spec.l2.sector_bytes));
+    dram_.push_back(std::make_unique<DramChannelTiming>(spec.dram, spec.l2.line_bytes, spec.l2.sector_bytes,
+                                                        uint64_t(spec.dram.latency) * period));
     l2_.push_back(std::make_unique<L2Slice>(spec.l2, spec.dram.channels, period, *dram_.back()));
   }
 }
@@ -93,6 +94,8 @@ nlohmann::json MemoryTiming::stats_json() const {
                   {"pending_hits", c.pending_hits},
                   {"sector_misses", c.sector_misses},
                   {"port_busy_ps", s->port_busy_ps()}});
+    // Only with limited MSHRs (the default report is as before the key existed).
+    if (s->mshrs_limited()) l2.back()["mshr_stall_ps"] = c.mshr_stall_ps;
   }
   nlohmann::json dram = nlohmann::json::array();
   for (const auto& d : dram_) {

@@ -11,6 +11,12 @@ void L1DataCache::flush() {
   if (spec_.size_bytes)
     tags_ = std::make_unique<CacheTags>(spec_.size_bytes, spec_.line_bytes, spec_.ways, spec_.sector_bytes);
   fill_ready_.clear();
+  mshrs_ = MshrFile(spec_.mshr_entries);
+}
+
+uint64_t L1DataCache::accept_cycle(uint64_t line, ChunkMask chunks, uint64_t cycle) {
+  if (!tags_ || !mshrs_.limited() || !tags_->missing(line, chunks).any()) return cycle;
+  return mshrs_.free_at(cycle);
 }
 
 L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t cycle) {
@@ -56,6 +62,7 @@ void L1DataCache::fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t read
   const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
   for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks)
     if (sectors.test(c)) fill_ready_[line + uint64_t(c) * ChunkMask::kChunkBytes] = ready;
+  mshrs_.hold(cycle, ready);
 }
 
 void L1DataCache::store(uint64_t line) {

@@ -16,6 +16,11 @@
 //    Hits and misses count line lookups; sector_misses counts the misses
 //    whose line was present (GPGPU-Sim's SECTOR_MISS, gpu-cache.cc
 //    tag_array::probe).
+//  * Each miss holds one of l1.mshr_entries MSHRs (0: unlimited) until its
+//    fill returns; pending hits merge without one. A load that would miss
+//    when all are held is not accepted: accept_cycle() says from which
+//    cycle it can be (GPGPU-Sim's MSHR_FULL reservation failure, on which
+//    ldst_unit::memory_cycle keeps the instruction and retries next cycle).
 //  * Stores are write-evict: the line is invalidated and its pending fills
 //    forgotten; the store itself goes to L2 (the L1 counts nothing).
 //  * Each kernel starts cold (flush(), as GPGPU-Sim flushes L1 at launch).
@@ -31,6 +36,7 @@
 #include "hw/common/cache_tags.hpp"
 #include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
+#include "hw/common/mshr_file.hpp"
 
 namespace smshare {
 
@@ -55,7 +61,12 @@ class L1DataCache {
   void begin_cycle() { probes_ = {}; }
   void flush();
 
-  // A load of the `chunks` of `line` (aligned line address) in `cycle`.
+  // The first cycle from `cycle` on in which a load of the `chunks` of
+  // `line` can be accepted: `cycle`, unless it would miss and every MSHR is
+  // held, then when the first held one is released.
+  uint64_t accept_cycle(uint64_t line, ChunkMask chunks, uint64_t cycle);
+  // A load of the `chunks` of `line` (aligned line address) in `cycle`, an
+  // accepted one (accept_cycle(line, chunks, cycle) == cycle).
   Lookup load(uint64_t line, ChunkMask chunks, uint64_t cycle);
   Lookup load(uint64_t line, uint64_t cycle) { return load(line, ChunkMask::line(spec_.line_bytes), cycle); }
   // The fill of the `sectors` of a line that missed in `cycle` returns in `ready`.
@@ -81,6 +92,7 @@ class L1DataCache {
 
   const CacheSpec spec_;
   std::unique_ptr<CacheTags> tags_;
+  MshrFile mshrs_;
   std::unordered_map<uint64_t, uint64_t> fill_ready_;  // sector address -> cycle its in-flight fill returns
   uint64_t hits_ = 0, misses_ = 0, sector_misses_ = 0, fills_ = 0, pending_hits_ = 0;
   Probes probes_;

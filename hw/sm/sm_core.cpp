@@ -94,6 +94,7 @@ void SmStats::add(const SmStats& o) {
   icache_fills += o.icache_fills;
   icache_pending_hits += o.icache_pending_hits;
   l1_sector_misses += o.l1_sector_misses;
+  l1_mshr_stall_cycles += o.l1_mshr_stall_cycles;
   global_transactions += o.global_transactions;
   global_load_lines += o.global_load_lines;
   global_store_lines += o.global_store_lines;
@@ -370,14 +371,30 @@ void SmCore::start_ldst(const OperandCollectors::CollectorUnit& c) {
 
 void SmCore::ldst_step() {
   if (!ldst_.busy) return;
+  if (now_ < ldst_.mshr_wait_until) {
+    note_wake(ldst_.mshr_wait_until);  // nothing else can free an L1 MSHR
+    return;
+  }
   progress_ = true;
   const WarpInstruction& inst = ldst_.inst;
   const bool load = is_load(inst.op);
   for (uint32_t n = 0; n < spec_.ldst_transactions_per_cycle && ldst_.next_line < ldst_.lines.size(); ++n) {
-    const LineAccess& access = ldst_.lines[ldst_.next_line++];
+    const LineAccess& access = ldst_.lines[ldst_.next_line];
     const uint64_t line = access.line;
     // Whole sectors of what the lanes touch (the whole line when not sectored).
     const ChunkMask sectors = access.chunks.widen(sector_chunks_) & ChunkMask::line(line_bytes_);
+    if (load) {
+      // A miss finding every L1 MSHR held waits, with the rest of the
+      // instruction, until one is released (the LDST unit stalls).
+      const uint64_t accept = l1d_.accept_cycle(line, sectors, now_);
+      if (accept > now_) {
+        stats_.l1_mshr_stall_cycles += accept - now_;
+        ldst_.mshr_wait_until = accept;
+        note_wake(accept);
+        return;
+      }
+    }
+    ++ldst_.next_line;
     stats_.global_transactions++;
     if (load) {
       stats_.global_load_lines++;

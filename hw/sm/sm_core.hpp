@@ -93,6 +93,7 @@ struct SmStats {
   uint64_t icache_hits = 0, icache_misses = 0, icache_fills = 0;  // instruction cache (0 when there is none)
   uint64_t icache_pending_hits = 0;  // fetches of a line whose fill was in flight: the warp waits for the fill
   uint64_t l1_sector_misses = 0;  // misses on a line present without all the sectors needed
+  uint64_t l1_mshr_stall_cycles = 0;  // cycles the LDST unit held a miss because every L1 MSHR was busy
   uint64_t global_transactions = 0, global_load_lines = 0, global_store_lines = 0;
   uint64_t barriers = 0;
   uint64_t last_cycle = 0;            // cycle in which the SM last had work
@@ -278,6 +279,7 @@ class SmCore {
     std::vector<LineAccess> lines;
     size_t next_line = 0;
     uint64_t data_ready = 0;
+    uint64_t mshr_wait_until = 0;  // the next line's miss waits for an L1 MSHR until this cycle
   } ldst_;
   uint32_t line_bytes_;
   // Sectors of the transactions the SM sends below, in chunks: the L1's, or

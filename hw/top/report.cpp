@@ -167,6 +167,9 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
       {"global_transactions", total.global_transactions},
       {"barriers", total.barriers},
       {"memory", gpu.memory().stats_json()}};
+  // The MSHR stalls only when MSHRs are limited (the default report is as
+  // before the key existed).
+  if (spec.l1.mshr_entries) report["counters"]["l1"]["mshr_stall_cycles"] = total.l1_mshr_stall_cycles;
   // Only a run with an instruction cache has its counters: with the default
   // (none) the report is what it was before the key existed.
   if (spec.icache.size_bytes)

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "../common/fixed_latency_memory.hpp"
 #include "../common/scripted_kernel.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/instruction.hpp"
@@ -17,23 +18,6 @@
 
 namespace smshare {
 namespace {
-
-// Every line comes back `latency` cycles after it leaves; reads are recorded.
-struct FixedLatencyMemory : GlobalMemoryPort {
-  explicit FixedLatencyMemory(uint64_t latency) : latency(latency) {}
-  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) override {
-    requests.push_back({line_addr, chunks.bytes(), is_write, cycle});
-    return cycle + latency;
-  }
-  struct Request {
-    uint64_t line;
-    uint32_t bytes;
-    bool is_write;
-    uint64_t cycle;
-  };
-  uint64_t latency;
-  std::vector<Request> requests;
-};
 
 WarpInstruction nop(uint64_t pc) {
   WarpInstruction i;
@@ -53,7 +37,7 @@ KernelResources one_warp() {
 struct FetchTest : ::testing::Test {
   static constexpr uint64_t kMemoryLatency = 200;
   GpuSpec spec = load_gpu_config("fermi-gtx480", {"gpu.num_sms=1", "icache.size_bytes=4096", "icache.hit_latency=2"});
-  FixedLatencyMemory memory{kMemoryLatency};
+  tb::FixedLatencyMemory memory{kMemoryLatency};
   SmCore core{0, spec, memory};
   CtaDispatcher dispatcher{1};
   // Four NOPs at PCs 0, 8, 16, 24: two fetch groups in one 128 B line.

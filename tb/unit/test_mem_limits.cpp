@@ -1,0 +1,196 @@
+// Memory-system limits: the MSHR file, the L1's and the L2 slice's MSHR
+// limits (a miss finding every MSHR held waits for the first to return) and
+// the fixed DRAM latency term. The expected times are derived in the
+// comments from the rules in hw/common/mshr_file.hpp, hw/sm/l1_data_cache.hpp,
+// hw/mem/l2_slice.hpp and hw/mem/dram_channel.hpp.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "../common/fixed_latency_memory.hpp"
+#include "../common/scripted_kernel.hpp"
+#include "hw/common/gpu_config.hpp"
+#include "hw/common/mshr_file.hpp"
+#include "hw/frontend/cta_dispatcher.hpp"
+#include "hw/mem/dram_channel.hpp"
+#include "hw/mem/l2_slice.hpp"
+#include "hw/mem/memory_timing.hpp"
+#include "hw/sharing/registry.hpp"
+#include "hw/sm/l1_data_cache.hpp"
+#include "hw/sm/sm_core.hpp"
+#include "tb/common/round_memory_specs.hpp"
+
+namespace smshare {
+namespace {
+
+TEST(MshrFile, UnlimitedNeverWaits) {
+  MshrFile f;
+  EXPECT_FALSE(f.limited());
+  f.hold(0, 1000);
+  f.hold(0, 1000);
+  EXPECT_EQ(f.free_at(5), 5u);
+  EXPECT_EQ(f.held(5), 0u);
+}
+
+TEST(MshrFile, TheExtraMissWaitsForTheFirstRelease) {
+  MshrFile f(2);
+  EXPECT_EQ(f.free_at(0), 0u);
+  f.hold(0, 300);
+  EXPECT_EQ(f.free_at(1), 1u);
+  f.hold(1, 200);  // returns before the first
+  EXPECT_EQ(f.held(2), 2u);
+  EXPECT_EQ(f.free_at(2), 200u);  // the earliest release, not the oldest miss
+  f.hold(200, 500);
+  EXPECT_EQ(f.free_at(201), 300u);
+  EXPECT_EQ(f.held(300), 1u);  // released at its return time
+}
+
+// --- L1: a miss that finds every MSHR held is not accepted.
+constexpr uint64_t kLine = 0x10000000;
+
+TEST(L1Mshr, HitsAndPendingHitsNeedNoMshr) {
+  CacheSpec spec;
+  spec.mshr_entries = 1;
+  L1DataCache l1(spec);
+  const ChunkMask line = ChunkMask::line(128);
+  ASSERT_EQ(l1.accept_cycle(kLine, line, 0), 0u);
+  l1.load(kLine, line, 0);
+  l1.fill_in_flight(kLine, 150, 0);
+  EXPECT_EQ(l1.accept_cycle(kLine, line, 1), 1u);          // merges with the fill in flight
+  EXPECT_EQ(l1.accept_cycle(kLine + 128, line, 1), 150u);  // a second miss waits for it
+  EXPECT_EQ(l1.accept_cycle(kLine + 128, line, 150), 150u);
+}
+
+KernelResources one_warp() {
+  KernelResources r;
+  r.grid_ctas = 1;
+  r.threads_per_cta = 32;
+  r.regs_per_thread = 8;
+  return r;
+}
+
+// One warp, three independent loads of three lines (32 lanes x 4 B: one
+// 128 B line each), on one SM whose memory returns every line 200 cycles
+// after it leaves.
+struct SmWithMshrs {
+  static constexpr uint64_t kLatency = 200;
+  explicit SmWithMshrs(const char* mshr_entries)
+      : spec(load_gpu_config("fermi-gtx480", {"gpu.num_sms=1", mshr_entries})) {
+    core.begin_kernel(kernel, mechanism_registry().configure({}).make(spec.sm, kernel.resources(), "test"),
+                      dispatcher);
+    EXPECT_TRUE(core.launch_one_cta());
+    uint64_t cycle = 0;
+    for (int guard = 0; cycle != SmCore::kNever && guard < 100000; ++guard) cycle = core.tick(cycle);
+    EXPECT_EQ(cycle, SmCore::kNever);
+  }
+  GpuSpec spec;
+  tb::FixedLatencyMemory memory{kLatency};
+  SmCore core{0, spec, memory};
+  CtaDispatcher dispatcher{1};
+  tb::ScriptedKernel kernel{"three loads", one_warp(), [](uint32_t, uint32_t) {
+                              return std::vector<WarpInstruction>{
+                                  tb::mem(OpClass::GlobalLoad, 1, kLine, 4),
+                                  tb::mem(OpClass::GlobalLoad, 2, kLine + 128, 4),
+                                  tb::mem(OpClass::GlobalLoad, 3, kLine + 256, 4)};
+                            }};
+};
+
+TEST(L1Mshr, TheThirdMissWithTwoMshrsLeavesWhenTheFirstFillReturns) {
+  const SmWithMshrs free("l1.mshr_entries=0");
+  const SmWithMshrs two("l1.mshr_entries=2");
+  ASSERT_EQ(free.memory.requests.size(), 3u);
+  ASSERT_EQ(two.memory.requests.size(), 3u);
+  // Unlimited: the three misses leave back to back, well within the first's
+  // 200 cycles (so the limit below has something to hold back).
+  const uint64_t first = free.memory.requests[0].cycle;
+  ASSERT_LT(free.memory.requests[2].cycle, first + SmWithMshrs::kLatency);
+  // Two MSHRs: the first two leave as before; the third finds both held and
+  // the LDST unit stalls until the first fill returns, at first + 200,
+  // which is when the third miss leaves.
+  EXPECT_EQ(two.memory.requests[0].cycle, first);
+  EXPECT_EQ(two.memory.requests[1].cycle, free.memory.requests[1].cycle);
+  EXPECT_EQ(two.memory.requests[2].cycle, first + SmWithMshrs::kLatency);
+  EXPECT_EQ(two.core.stats().l1_mshr_stall_cycles,
+            first + SmWithMshrs::kLatency - free.memory.requests[2].cycle);
+  EXPECT_EQ(free.core.stats().l1_mshr_stall_cycles, 0u);
+  // The warp finishes that much later: its last load returns 200 cycles
+  // after it left.
+  EXPECT_EQ(two.core.stats().last_cycle - free.core.stats().last_cycle,
+            two.memory.requests[2].cycle - free.memory.requests[2].cycle);
+}
+
+// --- L2 slice (round numbers of test_mem_l2.cpp: 1 ns cycle, hit latency
+// 10 cycles, a 128 B line holds the 64 B/cycle port 2 cycles; DRAM tRCD
+// 12 ns, tCL 10 ns, 4 ns per line on the bus). Local lines 0 and 128 share
+// a DRAM page (bank and row).
+constexpr uint64_t kHit = 10000;
+constexpr uint64_t kDramClosed = 12000 + 10000 + 4000;  // tRCD + tCL + line on the bus
+constexpr uint64_t kDramRowHit = 10000 + 4000;          // tCL + line on the bus
+
+L2Spec l2_with_mshrs(uint32_t entries) {
+  L2Spec spec = tb::round_l2_spec();
+  spec.mshr_entries = entries;
+  return spec;
+}
+
+struct SliceWithMshrs {
+  explicit SliceWithMshrs(uint32_t entries) : l2(l2_with_mshrs(entries), 2, 1000, dram) {}
+  DramChannelTiming dram{tb::round_dram_spec(), 128};
+  L2Slice l2;
+};
+
+TEST(L2Mshr, AMissFindingTheMshrHeldWaitsAtTheHeadOfTheInput) {
+  SliceWithMshrs s(1);
+  // A: port [1000, 3000), lookup done 11000, DRAM closed bank: back at
+  // 11000 + 26000 = 37000; it holds the only MSHR until then.
+  EXPECT_EQ(s.l2.access(1000, 0, false), 37000u);
+  // B (another line, same page) reaches the tags at 3000 and waits there
+  // for A's MSHR until 37000: port [37000, 39000), lookup done 47000, a row
+  // hit: 47000 + 14000 = 61000.
+  EXPECT_EQ(s.l2.access(1000, 128, false), 37000 + kHit + kDramRowHit);
+  // C, a hit on A's line arriving at 2000, is behind B in the input: port
+  // from 39000, ready at 49000 (A's fill is back by then).
+  EXPECT_EQ(s.l2.access(2000, 0, false), 39000 + kHit);
+  EXPECT_EQ(s.l2.counters().mshr_stall_ps, 37000u - 3000);
+}
+
+TEST(L2Mshr, UnlimitedMshrsLetTheMissesOverlap) {
+  SliceWithMshrs s(0);
+  EXPECT_EQ(s.l2.access(1000, 0, false), 37000u);
+  // B: port [3000, 5000), lookup 13000; the bank's column command waits for
+  // A's (at 23000), then tCL to 33000, and the bus until A's line is off it
+  // (37000): 41000.
+  EXPECT_EQ(s.l2.access(1000, 128, false), 41000u);
+  // C: port [5000, 7000), a pending hit on A's fill: 37000.
+  EXPECT_EQ(s.l2.access(2000, 0, false), 37000u);
+  EXPECT_EQ(s.l2.counters().mshr_stall_ps, 0u);
+}
+
+TEST(L2Mshr, WritesTakeNoMshr) {
+  SliceWithMshrs s(1);
+  s.l2.access(1000, 0, false);                                 // holds the MSHR until 37000
+  EXPECT_EQ(s.l2.access(1000, 128, true), 3000 + kHit);        // write ack at the lookup
+  EXPECT_EQ(s.l2.counters().mshr_stall_ps, 0u);
+}
+
+// --- dram.latency: the request reaches the channel that much later.
+TEST(DramLatency, AddsAFixedTermBeforeTheChannel) {
+  DramChannelTiming plain(tb::round_dram_spec(), 128);
+  DramChannelTiming delayed(tb::round_dram_spec(), 128, 0, /*latency_ps=*/5000);
+  EXPECT_EQ(plain.access(1000, 0, false), 1000 + kDramClosed);
+  EXPECT_EQ(delayed.access(1000, 0, false), 1000 + 5000 + kDramClosed);
+  // A row hit behind it: its column command at 6000 + 5000 is after the
+  // first's (at 18000), so it follows at 18000 + tCL, after the first line
+  // leaves the bus (32000): 36000.
+  EXPECT_EQ(delayed.access(6000, 128, false), 36000u);
+}
+
+TEST(DramLatency, IsReadInCoreCycles) {
+  const GpuSpec spec = load_gpu_config("fermi-gtx480", {"dram.latency=100"});
+  EXPECT_EQ(spec.dram.latency, 100u);
+  MemoryTiming timing(spec);
+  EXPECT_EQ(timing.dram(0).latency_ps(), 100 * spec.core_period_ps());
+}
+
+}  // namespace
+}  // namespace smshare
