@@ -127,6 +127,9 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("dram.tRAS", &s.dram.tRAS, 1, 1000, "activate to precharge, DRAM cycles");
   t.add_uint("dram.latency", &s.dram.latency, 0, 100000,
              "fixed delay from the L2 to the DRAM channel, core cycles (GPGPU-Sim's dram_latency)");
+  t.add_uint("dram.queue_depth", &s.dram.queue_depth, 0, 65536,
+             "requests a channel's queue holds until their bank takes them (0 = unlimited); a full queue "
+             "holds the L2 slice's read misses at its input");
   t.add_uint("dram.interleave_bytes", &s.dram.interleave_bytes, 32, 1u << 20,
              "bytes mapped to one channel before moving to the next");
   t.add_uint64("dram.swap_base", &s.dram.swap_base, 0, UINT64_MAX, "start of the reserved swap region");

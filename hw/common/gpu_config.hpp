@@ -88,6 +88,7 @@ struct DramSpec {
   uint32_t tRP = 12;
   uint32_t tRAS = 28;
   uint32_t latency = 0;              // core cycles between the L2 and the channel (GPGPU-Sim's dram_latency)
+  uint32_t queue_depth = 0;          // requests waiting per channel for their bank (0: unlimited)
   uint32_t interleave_bytes = 256;   // address interleaving across channels
   uint64_t swap_base = 1ull << 48;       // reserved region for swap space, above the 48-bit user address space that traces use
   uint64_t swap_bytes = 64ull << 20;

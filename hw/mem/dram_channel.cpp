@@ -24,21 +24,28 @@ DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes, uin
       bus_(static_cast<uint64_t>(std::llround((sector_bytes ? sector_bytes : line_bytes) * 1000.0 * d.channels /
                                               d.bandwidth_gbps)),
            sector_bytes ? sector_bytes : line_bytes),
+      waiting_(d.queue_depth),
       done_ring_(64) {}
 
 uint64_t DramChannelTiming::access(uint64_t sent_ps, uint64_t local_addr, bool is_write, uint32_t bytes) {
-  const uint64_t t_ps = sent_ps + latency_ps_;
+  const uint64_t arrival = sent_ps + latency_ps_;
+  const uint64_t t_ps = waiting_.free_at(arrival);  // the queue has room
+  counters_.queue_full_ps += t_ps - arrival;
   Bank& b = banks_[map_.bank(local_addr)];
   const uint64_t row = map_.row(local_addr);
   uint64_t cmd = t_ps > b.next_cmd_ps ? t_ps : b.next_cmd_ps;
   if (b.open && b.open_row == row) {
     ++counters_.row_hits;
+    waiting_.hold(t_ps, cmd);  // until its column command
   } else {
     if (b.open) {
       // Precharge the open row: not before tRAS after its activate.
       const uint64_t ras_done = b.activate_ps + tRAS_ps_;
       if (cmd < ras_done) cmd = ras_done;
+      waiting_.hold(t_ps, cmd);  // until its precharge
       cmd += tRP_ps_;
+    } else {
+      waiting_.hold(t_ps, cmd);  // until its activate
     }
     b.activate_ps = cmd;
     b.open_row = row;

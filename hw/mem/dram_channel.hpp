@@ -19,7 +19,13 @@
 // (dram.latency: GPGPU-Sim's dram_latency, the memory partition's
 // m_dram_latency_queue between the L2 and the DRAM, l2cache.cc
 // memory_partition_unit::dram_cycle, counted in core cycles); t below is
-// that arrival.
+// that arrival. It then waits in the channel's request queue until its bank
+// starts serving it (its first command: precharge, activate or column); with
+// dram.queue_depth > 0 a request arriving at a full queue waits at its door
+// until the first of those waiting is taken (GPGPU-Sim dram.cc dram_t::full:
+// the FR-FCFS scheduler's pending requests against
+// gpgpu_frfcfs_dram_sched_queue_size). The L2 slice asks accept_at() first so
+// that its read misses wait at its own input instead (back-pressure).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +33,7 @@
 
 #include "hw/common/gpu_config.hpp"
 #include "hw/mem/dram_address_map.hpp"
+#include "hw/common/slot_pool.hpp"
 #include "hw/mem/port_reservation.hpp"
 
 namespace smshare {
@@ -37,6 +44,7 @@ struct DramCounters {
   uint64_t row_hits = 0;
   uint64_t activates = 0;
   uint64_t bytes = 0;       // read and written
+  uint64_t queue_full_ps = 0;  // time requests (write-backs: the L2 holds its reads) waited for room in the queue
   uint64_t read_bytes = 0;  // read: the bytes L2 fills brought from DRAM
 };
 
@@ -54,6 +62,10 @@ class DramChannelTiming {
   uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write) {
     return access(t_ps, local_addr, is_write, line_bytes_);
   }
+  // The earliest time from `sent_ps` on at which the L2 can send a request
+  // that then finds room in the queue on arrival.
+  uint64_t accept_at(uint64_t sent_ps) { return waiting_.free_at(sent_ps + latency_ps_) - latency_ps_; }
+  bool queue_limited() const { return waiting_.limited(); }
 
   // Requests booked whose data is not yet off the bus at `now_ps` (a binary
   // search: completion times are kept in increasing order).
@@ -87,6 +99,7 @@ class DramChannelTiming {
   uint64_t latency_ps_;
   std::vector<Bank> banks_;
   PortReservation bus_;
+  SlotPool waiting_;  // the request queue: each request until its bank takes it
   DramCounters counters_;
   // Completion times of booked requests, oldest first. The bus serves in
   // booking order, so they are increasing: a ring buffer popped at the front.

@@ -45,12 +45,14 @@ void L2Slice::record_fill(uint64_t line, ChunkMask sectors, uint64_t ready_ps) {
 uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write) {
   const ChunkMask needed = tags_.sectors_of(chunks);
   uint64_t arrival = t_ps;
-  if (!is_write && mshrs_.limited() && tags_.missing(local_addr, chunks).any()) {
+  if (!is_write && miss_can_stall() && tags_.missing(local_addr, chunks).any()) {
     // A read miss: it reaches the tags when the port is free, and is
-    // accepted there only with an MSHR free.
+    // accepted there only with an MSHR free and room in the DRAM queue
+    // when it is sent, hit_latency later.
     const uint64_t at_tags = t_ps > port_.next_free_ps() ? t_ps : port_.next_free_ps();
     arrival = mshrs_.free_at(at_tags);
-    counters_.mshr_stall_ps += arrival - at_tags;
+    arrival = dram_.accept_at(arrival + hit_latency_ps_) - hit_latency_ps_;
+    counters_.miss_stall_ps += arrival - at_tags;
   }
   const uint64_t start = port_.reserve(arrival, needed.bytes()).start;
   const uint64_t lookup_done = start + hit_latency_ps_;

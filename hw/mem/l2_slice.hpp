@@ -33,7 +33,12 @@
 // (GPGPU-Sim's L2 data_cache::access returns RESERVATION_FAIL on MSHR_FULL
 // and memory_sub_partition::cache_cycle leaves the request in its
 // icnt_L2 queue): its port slot starts then, so the requests behind it wait
-// too. Writes never read DRAM and take none.
+// too. Writes never read DRAM and take none. A read miss likewise waits there
+// until the DRAM channel's queue (dram.queue_depth) will have room when the
+// miss reaches it (GPGPU-Sim: the L2-to-DRAM queue fills behind a full DRAM
+// queue, memory_partition_unit::dram_cycle checks dram_t::full, and the L2
+// then fails its misses). Dirty write-backs wait at the channel's door
+// instead, as before never delaying the requester.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +46,7 @@
 
 #include "hw/common/cache_tags.hpp"
 #include "hw/common/gpu_config.hpp"
-#include "hw/common/mshr_file.hpp"
+#include "hw/common/slot_pool.hpp"
 #include "hw/mem/dram_channel.hpp"
 #include "hw/mem/port_reservation.hpp"
 
@@ -55,7 +60,7 @@ struct L2Counters {
   uint64_t writebacks = 0;       // dirty victims written to DRAM
   uint64_t pending_hits = 0;     // read hits that waited for an in-flight fill
   uint64_t sector_misses = 0;    // misses (read or write) whose line was present but lacked sectors
-  uint64_t mshr_stall_ps = 0;    // time read misses waited at the head of the input for an MSHR
+  uint64_t miss_stall_ps = 0;    // time read misses waited at the head of the input (MSHR or DRAM queue full)
 };
 
 class L2Slice {
@@ -77,7 +82,8 @@ class L2Slice {
   const CacheTags& tags() const { return tags_; }
   uint64_t hit_latency_ps() const { return hit_latency_ps_; }
   uint64_t port_busy_ps() const { return port_.busy_ps(); }
-  bool mshrs_limited() const { return mshrs_.limited(); }
+  // Whether a read miss can stall the input (l2.mshr_entries or dram.queue_depth set).
+  bool miss_can_stall() const { return mshrs_.limited() || dram_.queue_limited(); }
 
  private:
   struct Fill {
@@ -91,7 +97,7 @@ class L2Slice {
   CacheTags tags_;
   DramChannelTiming& dram_;
   PortReservation port_;
-  MshrFile mshrs_;
+  SlotPool mshrs_;
   uint32_t sector_chunks_;     // chunks per sector (the line's when not sectored)
   uint32_t sectors_per_line_;
   uint64_t hit_latency_ps_;

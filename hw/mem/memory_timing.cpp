@@ -94,8 +94,8 @@ nlohmann::json MemoryTiming::stats_json() const {
                   {"pending_hits", c.pending_hits},
                   {"sector_misses", c.sector_misses},
                   {"port_busy_ps", s->port_busy_ps()}});
-    // Only with limited MSHRs (the default report is as before the key existed).
-    if (s->mshrs_limited()) l2.back()["mshr_stall_ps"] = c.mshr_stall_ps;
+    // Only when it can happen (the default report is as before the keys existed).
+    if (s->miss_can_stall()) l2.back()["miss_stall_ps"] = c.miss_stall_ps;
   }
   nlohmann::json dram = nlohmann::json::array();
   for (const auto& d : dram_) {
@@ -107,6 +107,7 @@ nlohmann::json MemoryTiming::stats_json() const {
                     {"bytes", c.bytes},
                     {"read_bytes", c.read_bytes},
                     {"bus_busy_ps", d->bus_busy_ps()}});
+    if (d->queue_limited()) dram.back()["queue_full_ps"] = c.queue_full_ps;
   }
   j["l2_partitions"] = l2;
   j["dram_channels"] = dram;

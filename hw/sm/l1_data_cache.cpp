@@ -11,7 +11,7 @@ void L1DataCache::flush() {
   if (spec_.size_bytes)
     tags_ = std::make_unique<CacheTags>(spec_.size_bytes, spec_.line_bytes, spec_.ways, spec_.sector_bytes);
   fill_ready_.clear();
-  mshrs_ = MshrFile(spec_.mshr_entries);
+  mshrs_ = SlotPool(spec_.mshr_entries);
 }
 
 uint64_t L1DataCache::accept_cycle(uint64_t line, ChunkMask chunks, uint64_t cycle) {

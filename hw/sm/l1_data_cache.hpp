@@ -36,7 +36,7 @@
 #include "hw/common/cache_tags.hpp"
 #include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
-#include "hw/common/mshr_file.hpp"
+#include "hw/common/slot_pool.hpp"
 
 namespace smshare {
 
@@ -92,7 +92,7 @@ class L1DataCache {
 
   const CacheSpec spec_;
   std::unique_ptr<CacheTags> tags_;
-  MshrFile mshrs_;
+  SlotPool mshrs_;
   std::unordered_map<uint64_t, uint64_t> fill_ready_;  // sector address -> cycle its in-flight fill returns
   uint64_t hits_ = 0, misses_ = 0, sector_misses_ = 0, fills_ = 0, pending_hits_ = 0;
   Probes probes_;

@@ -1,7 +1,7 @@
 // Memory-system limits: the MSHR file, the L1's and the L2 slice's MSHR
 // limits (a miss finding every MSHR held waits for the first to return) and
 // the fixed DRAM latency term. The expected times are derived in the
-// comments from the rules in hw/common/mshr_file.hpp, hw/sm/l1_data_cache.hpp,
+// comments from the rules in hw/common/slot_pool.hpp, hw/sm/l1_data_cache.hpp,
 // hw/mem/l2_slice.hpp and hw/mem/dram_channel.hpp.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "../common/fixed_latency_memory.hpp"
 #include "../common/scripted_kernel.hpp"
 #include "hw/common/gpu_config.hpp"
-#include "hw/common/mshr_file.hpp"
+#include "hw/common/slot_pool.hpp"
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/mem/dram_channel.hpp"
 #include "hw/mem/l2_slice.hpp"
@@ -23,8 +23,8 @@
 namespace smshare {
 namespace {
 
-TEST(MshrFile, UnlimitedNeverWaits) {
-  MshrFile f;
+TEST(SlotPool, UnlimitedNeverWaits) {
+  SlotPool f;
   EXPECT_FALSE(f.limited());
   f.hold(0, 1000);
   f.hold(0, 1000);
@@ -32,8 +32,8 @@ TEST(MshrFile, UnlimitedNeverWaits) {
   EXPECT_EQ(f.held(5), 0u);
 }
 
-TEST(MshrFile, TheExtraMissWaitsForTheFirstRelease) {
-  MshrFile f(2);
+TEST(SlotPool, TheExtraMissWaitsForTheFirstRelease) {
+  SlotPool f(2);
   EXPECT_EQ(f.free_at(0), 0u);
   f.hold(0, 300);
   EXPECT_EQ(f.free_at(1), 1u);
@@ -151,7 +151,7 @@ TEST(L2Mshr, AMissFindingTheMshrHeldWaitsAtTheHeadOfTheInput) {
   // C, a hit on A's line arriving at 2000, is behind B in the input: port
   // from 39000, ready at 49000 (A's fill is back by then).
   EXPECT_EQ(s.l2.access(2000, 0, false), 39000 + kHit);
-  EXPECT_EQ(s.l2.counters().mshr_stall_ps, 37000u - 3000);
+  EXPECT_EQ(s.l2.counters().miss_stall_ps, 37000u - 3000);
 }
 
 TEST(L2Mshr, UnlimitedMshrsLetTheMissesOverlap) {
@@ -163,14 +163,67 @@ TEST(L2Mshr, UnlimitedMshrsLetTheMissesOverlap) {
   EXPECT_EQ(s.l2.access(1000, 128, false), 41000u);
   // C: port [5000, 7000), a pending hit on A's fill: 37000.
   EXPECT_EQ(s.l2.access(2000, 0, false), 37000u);
-  EXPECT_EQ(s.l2.counters().mshr_stall_ps, 0u);
+  EXPECT_EQ(s.l2.counters().miss_stall_ps, 0u);
 }
 
 TEST(L2Mshr, WritesTakeNoMshr) {
   SliceWithMshrs s(1);
   s.l2.access(1000, 0, false);                                 // holds the MSHR until 37000
   EXPECT_EQ(s.l2.access(1000, 128, true), 3000 + kHit);        // write ack at the lookup
-  EXPECT_EQ(s.l2.counters().mshr_stall_ps, 0u);
+  EXPECT_EQ(s.l2.counters().miss_stall_ps, 0u);
+}
+
+// --- dram.queue_depth. Local 0 and 7296 are rows 0 and 1 of one bank;
+// local 1280 is row 0 of another, idle bank.
+constexpr uint64_t kRow1SameBank = 7296;
+constexpr uint64_t kOtherBank = 1280;
+
+DramSpec dram_with_queue(uint32_t depth) {
+  DramSpec d = tb::round_dram_spec();
+  d.queue_depth = depth;
+  return d;
+}
+
+TEST(DramQueue, ARequestWaitsInTheQueueUntilItsBankTakesIt) {
+  DramChannelTiming ch(dram_with_queue(1), 128);
+  // A opens row 0 at once (activate at 0): it leaves the queue at arrival.
+  EXPECT_EQ(ch.access(0, 0, false), kDramClosed);
+  EXPECT_EQ(ch.accept_at(0), 0u);
+  // B, a row conflict, is taken at its precharge: tRAS after A's activate,
+  // 30000. It holds the only entry until then.
+  ch.access(0, kRow1SameBank, false);
+  EXPECT_EQ(ch.accept_at(1000), 30000u);
+  // C (a write-back, say: nobody asked accept_at) waits at the door.
+  ch.access(1000, kOtherBank, true);
+  EXPECT_EQ(ch.counters().queue_full_ps, 29000u);
+}
+
+TEST(DramQueue, AFullQueueHoldsTheL2InputAndTheHitsBehindIt) {
+  // L2 in front (port 2 cycles per line, hit latency 10 cycles):
+  //  A (local 0) at 0: port [0, 2000), sent at 10000, activate at once.
+  //  B (local 7296) at 0: port [2000, 4000), sent at 12000; its precharge
+  //    waits for tRAS to 40000 and it holds the queue's only entry till then.
+  //  C (local 1280) at 0 reaches the tags at 4000 but would reach the full
+  //    queue at 14000: it waits at the input until it can be sent at 40000,
+  //    port [30000, 32000).
+  //  D, a read of A's line at 0, queues behind C: port [32000, 34000),
+  //    ready at 42000 (A's fill, back at 36000, is already there).
+  // With an unlimited queue D would start at 6000 and wait for A's fill: 36000.
+  DramChannelTiming dram(dram_with_queue(1), 128);
+  L2Slice l2(tb::round_l2_spec(), 2, 1000, dram);
+  EXPECT_EQ(l2.access(0, 0, false), 10000 + kDramClosed);
+  l2.access(0, kRow1SameBank, false);
+  l2.access(0, kOtherBank, false);
+  EXPECT_EQ(l2.access(0, 0, false), 32000 + kHit);
+  EXPECT_EQ(l2.counters().miss_stall_ps, 30000u - 4000);
+  EXPECT_EQ(dram.counters().queue_full_ps, 0u);  // the L2 waited, not the channel
+
+  DramChannelTiming free_dram(dram_with_queue(0), 128);
+  L2Slice free_l2(tb::round_l2_spec(), 2, 1000, free_dram);
+  free_l2.access(0, 0, false);
+  free_l2.access(0, kRow1SameBank, false);
+  free_l2.access(0, kOtherBank, false);
+  EXPECT_EQ(free_l2.access(0, 0, false), 10000 + kDramClosed);
 }
 
 // --- dram.latency: the request reaches the channel that much later.

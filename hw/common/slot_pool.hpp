@@ -1,0 +1,68 @@
+// A limited number of identical slots, each held by one request from when it
+// takes the slot until a release time known when it takes it; a request that
+// finds every slot held waits for the first release. Two uses:
+//  * a cache's MSHRs (l1.mshr_entries, l2.mshr_entries): a miss holds one
+//    from when it is sent until its fill returns; a miss finding them all
+//    held waits (GPGPU-Sim's MSHR_FULL reservation failure: gpu-cache.cc
+//    baseline_cache::send_read_request / data_cache::rd_miss_base ->
+//    mshr_table::full). Requests for sectors already in flight merge with
+//    their fill without a slot (the owner's pending-fill table does that),
+//    with no cap on the merges per entry;
+//  * a DRAM channel's request queue (dram.queue_depth): a request holds an
+//    entry from its arrival until its bank starts serving it.
+//
+// Loosely timed, like PortReservation: the owner learns the release time
+// when the request takes its slot, so a held slot is a release time. Times
+// are whatever unit the owner uses (core cycles for the L1, picoseconds
+// below). With 0 slots the pool is unlimited and keeps nothing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
+namespace smshare {
+
+class SlotPool {
+ public:
+  explicit SlotPool(uint32_t slots = 0) : slots_(slots) {}
+
+  bool limited() const { return slots_ != 0; }
+  uint32_t slots() const { return slots_; }
+
+  // The earliest time from `t` on at which a slot is free: `t` itself, or
+  // when the first of the held slots is released. Slots released by `t`
+  // are forgotten: a later call with an earlier `t` (requests from several
+  // SMs reaching an L2 slice slightly out of time order) sees them free, the
+  // loosely timed approximation the ports make too.
+  uint64_t free_at(uint64_t t) {
+    if (!limited()) return t;
+    release_until(t);
+    return held_.size() < slots_ ? t : held_.top();
+  }
+
+  // A request takes a slot at `t` (no earlier than free_at(t)) and holds it
+  // until `release`.
+  void hold(uint64_t t, uint64_t release) {
+    if (!limited()) return;
+    release_until(t);
+    held_.push(release);
+  }
+
+  // Slots held at `t` (by the calls so far).
+  uint32_t held(uint64_t t) {
+    release_until(t);
+    return static_cast<uint32_t>(held_.size());
+  }
+
+ private:
+  void release_until(uint64_t t) {
+    while (!held_.empty() && held_.top() <= t) held_.pop();
+  }
+
+  uint32_t slots_;
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> held_;  // release times
+};
+
+}  // namespace smshare
