@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "hw/common/gpu_config.hpp"
-#include "hw/mem/dram_address_map.hpp"
 #include "hw/common/slot_pool.hpp"
+#include "hw/mem/dram_address_map.hpp"
 #include "hw/mem/port_reservation.hpp"
 
 namespace smshare {
@@ -44,8 +44,8 @@ struct DramCounters {
   uint64_t row_hits = 0;
   uint64_t activates = 0;
   uint64_t bytes = 0;       // read and written
-  uint64_t queue_full_ps = 0;  // time requests (write-backs: the L2 holds its reads) waited for room in the queue
   uint64_t read_bytes = 0;  // read: the bytes L2 fills brought from DRAM
+  uint64_t queue_full_ps = 0;  // time requests (write-backs: the L2 holds its reads) waited for room in the queue
 };
 
 class DramChannelTiming {
@@ -55,12 +55,12 @@ class DramChannelTiming {
   DramChannelTiming(const DramSpec& spec, uint32_t line_bytes, uint32_t sector_bytes = 0, uint64_t latency_ps = 0);
 
   // Books a read or write of `bytes` (whole bursts, within one line) the L2
-  // sends at `t_ps` to channel-local address `local_addr`; returns the time
-  // its last byte is off the data bus.
-  uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write, uint32_t bytes);
+  // sends at `sent_ps` to channel-local address `local_addr`; returns the
+  // time its last byte is off the data bus.
+  uint64_t access(uint64_t sent_ps, uint64_t local_addr, bool is_write, uint32_t bytes);
   // The same for a whole line.
-  uint64_t access(uint64_t t_ps, uint64_t local_addr, bool is_write) {
-    return access(t_ps, local_addr, is_write, line_bytes_);
+  uint64_t access(uint64_t sent_ps, uint64_t local_addr, bool is_write) {
+    return access(sent_ps, local_addr, is_write, line_bytes_);
   }
   // The earliest time from `sent_ps` on at which the L2 can send a request
   // that then finds room in the queue on arrival.
