@@ -131,7 +131,7 @@ std::string csv_field(const std::string& text) {
   return q + "\"";
 }
 
-void SweepStore::write_results(const SweepSpec& spec, const std::vector<std::string>& hashes,
+nlohmann::json SweepStore::write_results(const SweepSpec& spec, const std::vector<std::string>& hashes,
                                const std::string& build_id) const {
   // Axis columns first (an axis value wins over a report field of the same
   // name: the spec's text, e.g. "0.9", is what plots group by), then every
@@ -170,6 +170,7 @@ void SweepStore::write_results(const SweepSpec& spec, const std::vector<std::str
   const nlohmann::json results = {{"sweep", spec.name}, {"spec", spec.file},    {"build", build_id},
                                   {"columns", columns},  {"outputs", spec.outputs}, {"rows", rows}};
   write_file_atomically(out_dir_ + "/results.json", results.dump(1) + "\n");
+  return rows;
 }
 
 }  // namespace smshare

@@ -53,8 +53,9 @@ class SweepStore {
   void forget(const std::string& hash) const;
   void save_spec_copy(const std::string& spec_file) const;
 
-  // results.csv and results.json for the spec's runs (`hashes[i]` is run i's).
-  void write_results(const SweepSpec& spec, const std::vector<std::string>& hashes,
+  // results.csv and results.json for the spec's runs (`hashes[i]` is run
+  // i's); returns their rows, as results.json holds them.
+  nlohmann::json write_results(const SweepSpec& spec, const std::vector<std::string>& hashes,
                      const std::string& build_id) const;
 
  private:

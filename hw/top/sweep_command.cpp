@@ -118,10 +118,8 @@ void print_table(const SweepSpec& spec, const nlohmann::json& rows) {
   for (const auto& row : rows) print_row([&](size_t c) { return field_text(row, columns[c]); });
 }
 
-// Prints the outcome and returns the exit status.
-int report_outcome(const SweepSpec& spec, const SweepStore& store, size_t already_done) {
-  const nlohmann::json results = read_json_file(store.out_dir() + "/results.json");
-  const auto& rows = results["rows"];
+// Prints the outcome of the collected `rows` and returns the exit status.
+int report_outcome(const SweepSpec& spec, const SweepStore& store, const nlohmann::json& rows, size_t already_done) {
   std::map<std::string, size_t> count;
   for (const auto& row : rows) ++count[row["status"].get<std::string>()];
   constexpr size_t kLongestTable = 60;
@@ -156,12 +154,8 @@ int run_sweep(const SweepOptions& options, const RunArgsParser& parse) {
   if (!options.collect_only) lock.emplace(store.out_dir());
   const Identified runs = identify(spec, store, parse, options);
   store.save_spec_copy(spec.file);
-  size_t unique = 0;
-  {
-    std::set<std::string> u(runs.hashes.begin(), runs.hashes.end());
-    unique = u.size();
-  }
-  const size_t already_done = unique - runs.pending.size();
+  const size_t distinct_runs = std::set<std::string>(runs.hashes.begin(), runs.hashes.end()).size();
+  const size_t already_done = distinct_runs - runs.pending.size();
 
   std::vector<PendingRun> to_run = runs.pending;
   if (!options.collect_only && !to_run.empty()) {
@@ -218,8 +212,7 @@ int run_sweep(const SweepOptions& options, const RunArgsParser& parse) {
       progress.close(elapsed());
     }
   }
-  store.write_results(spec, runs.hashes, options.build_id);
-  return report_outcome(spec, store, already_done);
+  return report_outcome(spec, store, store.write_results(spec, runs.hashes, options.build_id), already_done);
 }
 
 }  // namespace smshare
