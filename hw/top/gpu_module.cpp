@@ -63,6 +63,15 @@ void GpuModule::clock_method() {
 
 uint64_t GpuModule::now_cycle() const { return sc_core::sc_time_stamp().value() / spec_.core_period_ps(); }
 
+uint64_t GpuModule::end_cycle() const {
+  uint64_t end = 0;
+  for (const auto& sm : sms_) {
+    const SmStats s = sm->core().stats();
+    if (s.active_cycles) end = std::max(end, s.last_cycle + 1);
+  }
+  return end;
+}
+
 uint64_t GpuModule::total_warp_instructions() const {
   uint64_t n = 0;
   for (const auto& sm : sms_) n += sm->core().stats().warp_instructions;

@@ -68,6 +68,9 @@ class GpuModule : public sc_core::sc_module {
   const std::vector<KernelRecord>& kernels() const { return records_; }
   bool deadlocked() const;
   uint64_t total_warp_instructions() const;  // issued so far, every SM and kernel
+  // The cycle after the last one any SM worked in: the run's length, the
+  // report's `cycles`.
+  uint64_t end_cycle() const;
   size_t kernels_launched() const { return next_kernel_; }  // the one running is the last of them
 
  private:

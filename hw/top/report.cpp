@@ -48,7 +48,7 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
                        double host_seconds) {
   const GpuSpec& spec = gpu.spec();
   SmStats total;
-  uint64_t cycles = 0;
+  const uint64_t cycles = gpu.end_cycle();
   json per_sm = json::array();
   json deadlocks = json::array();
   ActivityCounters activity;
@@ -57,7 +57,6 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
     const SmCore& sm = sm_module->core();
     const SmStats& s = sm.stats();
     if (sm.deadlocked()) deadlocks.push_back({{"sm", &sm_module - &gpu.sms()[0]}, {"cycle", s.last_cycle}});
-    cycles = std::max(cycles, s.active_cycles ? s.last_cycle + 1 : 0);
     total.add(s);
     sm.collect(activity);
     std::vector<std::pair<std::string, uint64_t>> c;

@@ -224,9 +224,7 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  uint64_t end_cycle = 0;  // the report's cycles: the cycle after the last one any SM worked in
-  for (const auto& sm : gpu.sms())
-    if (sm->core().stats().active_cycles) end_cycle = std::max(end_cycle, sm->core().stats().last_cycle + 1);
+  const uint64_t end_cycle = gpu.end_cycle();
   if (progress) progress->finish(progress_sample(gpu, end_cycle));
   if (wave) wave->close(end_cycle);
 
