@@ -564,6 +564,20 @@ def _(ctx):
     same_twice(ctx, "run", "--config", "fermi-gtx480", "--kernel", "streaming", "--ctas", 30)
 
 
+def same_with_waveforms(ctx, args, waveform_flags):
+    """Runs `args` plainly and once per entry of `waveform_flags` with --vcd
+    and those flags; every report must equal the plain one (host timing
+    aside). Returns the plain report."""
+    plain = ctx.run(*args, "--json")
+    expect_rc(plain, 0)
+    for i, extra in enumerate(waveform_flags):
+        traced = ctx.run(*args, "--vcd", ctx.tmp / f"w{i}.vcd", *extra, "--json")
+        expect_rc(traced, 0)
+        d = first_difference(strip_host(plain.json()), strip_host(traced.json()))
+        check(d is None, f"--vcd {' '.join(extra)} changed the report at {d}")
+    return plain.json()
+
+
 @case("determinism_vcd_does_not_change_the_run")
 def _(ctx):
     # In a waveform's window the traced SMs tick every cycle; elsewhere SMs
@@ -571,14 +585,8 @@ def _(ctx):
     # window and SMs must give the same run, on a multi-SM GPU where SMs
     # compete for memory within a cycle.
     args = ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 40, "--set", "gpu.num_sms=4")
-    plain = ctx.run(*args, "--json")
-    expect_rc(plain, 0)
-    for i, extra in enumerate(((), ("--vcd-window", "3000:9000"), ("--vcd-window", "0:500", "--vcd-sms", "2"),
-                               ("--vcd-window", "20000:20000", "--vcd-sms", "1,3"))):
-        traced = ctx.run(*args, "--vcd", ctx.tmp / f"w{i}.vcd", *extra, "--json")
-        expect_rc(traced, 0)
-        d = first_difference(strip_host(plain.json()), strip_host(traced.json()))
-        check(d is None, f"--vcd {' '.join(extra)} changed the report at {d}")
+    same_with_waveforms(ctx, args, ((), ("--vcd-window", "3000:9000"), ("--vcd-window", "0:500", "--vcd-sms", "2"),
+                                    ("--vcd-window", "20000:20000", "--vcd-sms", "1,3")))
 
 
 @case("determinism_vcd_with_icache")
@@ -587,14 +595,8 @@ def _(ctx):
     # back; ticking every cycle in a waveform's window must give the same run.
     args = ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 40, "--set", "gpu.num_sms=4",
             "--set", "icache.size_bytes=2048")
-    plain = ctx.run(*args, "--json")
-    expect_rc(plain, 0)
-    check(plain.json()["counters"]["icache"]["misses"] > 0, "the instruction cache never missed")
-    for i, extra in enumerate(((), ("--vcd-window", "0:500", "--vcd-sms", "2"))):
-        traced = ctx.run(*args, "--vcd", ctx.tmp / f"w{i}.vcd", *extra, "--json")
-        expect_rc(traced, 0)
-        d = first_difference(strip_host(plain.json()), strip_host(traced.json()))
-        check(d is None, f"--vcd {' '.join(extra)} changed the report at {d}")
+    plain = same_with_waveforms(ctx, args, ((), ("--vcd-window", "0:500", "--vcd-sms", "2")))
+    check(plain["counters"]["icache"]["misses"] > 0, "the instruction cache never missed")
 
 
 @case("determinism_seed_changes_report")

@@ -46,6 +46,16 @@ inline WarpInstruction barrier() {
   return i;
 }
 
+// A grid of one CTA of one warp (8 registers a thread, no scratchpad): the
+// smallest kernel a test of one SM's pipeline runs.
+inline KernelResources single_warp_grid() {
+  KernelResources r;
+  r.grid_ctas = 1;
+  r.threads_per_cta = 32;
+  r.regs_per_thread = 8;
+  return r;
+}
+
 class ScriptedKernel : public KernelSource {
  public:
   using Script = std::function<std::vector<WarpInstruction>(uint32_t cta, uint32_t warp)>;

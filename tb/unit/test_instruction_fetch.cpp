@@ -26,14 +26,6 @@ WarpInstruction nop(uint64_t pc) {
   return i;
 }
 
-KernelResources one_warp() {
-  KernelResources r;
-  r.grid_ctas = 1;
-  r.threads_per_cta = 32;
-  r.regs_per_thread = 8;
-  return r;
-}
-
 struct FetchTest : ::testing::Test {
   static constexpr uint64_t kMemoryLatency = 200;
   GpuSpec spec = load_gpu_config("fermi-gtx480", {"gpu.num_sms=1", "icache.size_bytes=4096", "icache.hit_latency=2"});
@@ -41,7 +33,7 @@ struct FetchTest : ::testing::Test {
   SmCore core{0, spec, memory};
   CtaDispatcher dispatcher{1};
   // Four NOPs at PCs 0, 8, 16, 24: two fetch groups in one 128 B line.
-  tb::ScriptedKernel kernel{"nops", one_warp(), [](uint32_t, uint32_t) {
+  tb::ScriptedKernel kernel{"nops", tb::single_warp_grid(), [](uint32_t, uint32_t) {
                               return std::vector<WarpInstruction>{nop(0), nop(8), nop(16), nop(24)};
                             }};
 

@@ -61,14 +61,6 @@ TEST(L1Mshr, HitsAndPendingHitsNeedNoMshr) {
   EXPECT_EQ(l1.accept_cycle(kLine + 128, line, 150), 150u);
 }
 
-KernelResources one_warp() {
-  KernelResources r;
-  r.grid_ctas = 1;
-  r.threads_per_cta = 32;
-  r.regs_per_thread = 8;
-  return r;
-}
-
 // One warp, three independent loads of three lines (32 lanes x 4 B: one
 // 128 B line each), on one SM whose memory returns every line 200 cycles
 // after it leaves.
@@ -87,7 +79,7 @@ struct SmWithMshrs {
   tb::FixedLatencyMemory memory{kLatency};
   SmCore core{0, spec, memory};
   CtaDispatcher dispatcher{1};
-  tb::ScriptedKernel kernel{"three loads", one_warp(), [](uint32_t, uint32_t) {
+  tb::ScriptedKernel kernel{"three loads", tb::single_warp_grid(), [](uint32_t, uint32_t) {
                               return std::vector<WarpInstruction>{
                                   tb::mem(OpClass::GlobalLoad, 1, kLine, 4),
                                   tb::mem(OpClass::GlobalLoad, 2, kLine + 128, 4),
