@@ -51,6 +51,11 @@ struct SmSpec {
   UnitTiming sfu{20, 8};
   uint32_t smem_latency = 26;                  // scratchpad access, no conflicts
   uint32_t ldst_transactions_per_cycle = 1;    // coalesced lines the LDST unit emits per cycle
+  // GPGPU-Sim's pipeline registers between issue, operand collection,
+  // execution and writeback (docs/architecture.md, "Pipeline registers");
+  // false: the compact timing (issue allocates the collector unit, a result
+  // is written in the cycle it is ready).
+  bool pipeline_registers = false;
 };
 
 struct CacheSpec {

@@ -61,18 +61,18 @@ void BankArbitrator::attach_neighbour(BankArbitrator& neighbour) {
   groups_[static_cast<unsigned>(BankGroup::RemoteRegisterFile)].ports_ = neighbour.register_file().ports();
 }
 
-bool BankArbitrator::request_remote(uint16_t bank, bool is_write, uint64_t cycle) {
+bool BankArbitrator::request_remote(uint16_t bank, bool is_write, uint64_t cycle, uint32_t step) {
   BankArray& mine = groups_[static_cast<unsigned>(BankGroup::RemoteRegisterFile)];
   if (neighbour_ == nullptr || bank >= mine.size_) bad_bank(BankGroup::RemoteRegisterFile, bank);
   // The neighbour may not have ticked this cycle yet: its probes must
   // describe this cycle before the access is added to them.
   neighbour_->begin_cycle(cycle);
   BankArray& theirs = neighbour_->groups_[static_cast<unsigned>(BankGroup::RegisterFile)];
-  if (theirs.taken(bank, cycle)) {
+  if (theirs.taken(bank, cycle, step)) {
     refuse(mine, bank);
     return false;
   }
-  theirs.grant(bank, cycle);
+  theirs.grant(bank, cycle, step);
   serve(theirs, bank, is_write);
   serve(mine, bank, is_write);
   ++probes_.grants_this_cycle;

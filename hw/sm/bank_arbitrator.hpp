@@ -85,22 +85,24 @@ class BankArray {
   struct Bank {
     uint64_t granted = kNone;  // cycle of its last grant
     uint32_t ports_used = 0;   // grants in cycle `granted`
+    uint32_t last_step = 0;    // step of that cycle its last grant was in (kAnyStep counts as step 0)
     uint64_t reads = 0, writes = 0, conflicts = 0;
   };
-  bool taken(uint16_t bank, uint64_t cycle) const {
+  bool taken(uint16_t bank, uint64_t cycle, uint32_t step = ~0u) const {
     const Bank& b = banks_[bank];
     // cycle - claim_first_ wraps to a huge number before the claim starts.
-    return (b.granted == cycle && b.ports_used >= ports_) ||
+    return (b.granted == cycle && (b.ports_used >= ports_ || b.last_step == step)) ||
            (claim_cycles_ && cycle - claim_first_ < claim_cycles_[bank]);
   }
-  // Takes one port of `bank` (not taken) in `cycle`.
-  void grant(uint16_t bank, uint64_t cycle) {
+  // Takes one port of `bank` (not taken) in `cycle` (step `step` of it).
+  void grant(uint16_t bank, uint64_t cycle, uint32_t step = ~0u) {
     Bank& b = banks_[bank];
     if (b.granted != cycle) {
       b.granted = cycle;
       b.ports_used = 0;
     }
     ++b.ports_used;
+    b.last_step = step == ~0u ? 0 : step;
     last_grant_ = cycle;
   }
   void resize(uint32_t banks);
@@ -141,19 +143,29 @@ class BankArbitrator {
     if (cycle != cycle_) start_cycle(cycle);
   }
 
-  // One access to `bank` of `group` in `cycle`: true if granted (one of the
-  // bank's ports is then used for the cycle), false if the bank is taken (a
-  // conflict).
+  // A request's place in the cycle when the operand collector steps several
+  // times a cycle (sm.pipeline_registers): in step s a bank grants only if it
+  // granted at most s accesses before in the cycle, i.e. one per step, with
+  // the cycle's writes in step 0 (GPGPU-Sim: opndcoll_rfu_t::step runs
+  // sm.register_bank_ports times; each allocate_reads grants a bank once and
+  // process_banks frees it for the next step). kAnyStep: the compact timing,
+  // where a bank serves its ports in any order, and the writes of the
+  // writeback stage (step 0).
+  static constexpr uint32_t kAnyStep = ~0u;
+
+  // One access to `bank` of `group` in `cycle` (in step `step` of it): true if
+  // granted (one of the bank's ports is then used for the cycle), false if
+  // the bank is taken (a conflict).
   // A bank outside the group is a mechanism's error (std::logic_error).
-  bool request(BankGroup group, uint16_t bank, bool is_write, uint64_t cycle) {
-    if (group == BankGroup::RemoteRegisterFile) return request_remote(bank, is_write, cycle);
+  bool request(BankGroup group, uint16_t bank, bool is_write, uint64_t cycle, uint32_t step = kAnyStep) {
+    if (group == BankGroup::RemoteRegisterFile) return request_remote(bank, is_write, cycle, step);
     BankArray& a = groups_[static_cast<unsigned>(group)];
     if (bank >= a.size_) bad_bank(group, bank);
-    if (a.taken(bank, cycle)) {
+    if (a.taken(bank, cycle, step)) {
       refuse(a, bank);
       return false;
     }
-    a.grant(bank, cycle);
+    a.grant(bank, cycle, step);
     serve(a, bank, is_write);
     ++probes_.grants_this_cycle;
     return true;
@@ -180,7 +192,7 @@ class BankArbitrator {
   const Probes& probes() const { return probes_; }
 
  private:
-  bool request_remote(uint16_t bank, bool is_write, uint64_t cycle);
+  bool request_remote(uint16_t bank, bool is_write, uint64_t cycle, uint32_t step);
   [[noreturn]] void bad_bank(BankGroup group, uint16_t bank) const;
   void start_cycle(uint64_t cycle);
   void refuse(BankArray& a, uint16_t bank) {

@@ -4,7 +4,8 @@
 
 namespace smshare {
 
-OperandCollectors::OperandCollectors(const SmSpec& spec) {
+OperandCollectors::OperandCollectors(const SmSpec& spec)
+    : stepped_(spec.pipeline_registers), steps_per_cycle_(spec.pipeline_registers ? spec.register_bank_ports : 1) {
   const std::array<uint32_t, kNumExecUnits> counts = {spec.oc_units_sp, spec.oc_units_sfu, spec.oc_units_mem};
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
     pool_begin_[u] = static_cast<uint32_t>(units_.size());
@@ -16,7 +17,8 @@ OperandCollectors::OperandCollectors(const SmSpec& spec) {
   pool_begin_[kNumExecUnits] = static_cast<uint32_t>(units_.size());
 }
 
-bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle) {
+bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
+                                 uint32_t step) {
   const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
   auto first = units_.begin() + pool_begin_[u], last = units_.begin() + pool_begin_[u + 1];
   auto free_unit = std::find_if(first, last, [](const CollectorUnit& c) { return !c.busy; });
@@ -24,7 +26,7 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
   CollectorUnit& c = *free_unit;
   c.busy = true;
   ++probes_.busy_units;
-  ++allocations_;
+  c.seq = allocations_++;
   c.warp = warp;
   c.inst = inst;
   c.num_operands = 0;
@@ -32,18 +34,20 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
     const uint16_t r = inst.src[i];
     if (r == kNoReg) continue;
     bool dup = false;
-    for (uint8_t j = 0; j < c.num_operands; ++j) dup |= c.operands[j] == r;
+    for (uint8_t j = 0; j < c.num_operands && !stepped_; ++j) dup |= c.operands[j] == r;
     if (!dup) c.operands[c.num_operands++] = r;
   }
   c.pending = static_cast<uint8_t>((1u << c.num_operands) - 1);
-  c.ready_cycle = cycle + 1;
+  c.ready_cycle = time(cycle, step) + 1;
   return true;
 }
 
 OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRoute& route,
-                                                      BankArbitrator& arbitrator) {
+                                                      BankArbitrator& arbitrator, uint32_t step) {
   ReadResult result;
   if (probes_.busy_units == 0) return result;
+  const uint64_t now = time(cycle, step);
+  const uint32_t bank_step = stepped_ ? step : BankArbitrator::kAnyStep;
   const uint32_t n = static_cast<uint32_t>(units_.size());
   for (uint32_t k = 0; k < n; ++k) {
     CollectorUnit& c = units_[(rotation_ + k) % n];
@@ -55,9 +59,9 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
         ++result.route_retries;
         continue;
       }
-      if (!arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle)) continue;
+      if (!arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle, bank_step)) continue;
       c.pending &= static_cast<uint8_t>(~(1u << i));
-      c.ready_cycle = std::max(c.ready_cycle, cycle + 1 + r.extra_cycles);
+      c.ready_cycle = std::max<uint64_t>(c.ready_cycle, now + 1 + uint64_t{r.extra_cycles} * steps_per_cycle_);
       result.granted = true;
     }
   }

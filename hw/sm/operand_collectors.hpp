@@ -21,6 +21,19 @@
 //    lowest-numbered first); a unit whose instruction leaves is free for an
 //    issue in the same cycle.
 // Unit numbering is the pool order SP, SFU, MEM: index 0 is the first SP unit.
+//
+// With sm.pipeline_registers the collectors step sm.register_bank_ports times
+// a cycle, as GPGPU-Sim's opndcoll_rfu_t::step (shader.cc,
+// shader_core_ctx::read_operands): the SM calls dispatch, read and allocate
+// once per step, in that order (dispatch_ready_cu, allocate_reads,
+// allocate_cu), so a unit allocated in a step reads from the next step and is
+// dispatched the step after its last read. The collectors' clock then counts
+// steps (time = cycle * steps_per_cycle() + step): ready_cycle and a route's
+// extra cycles are in steps; each bank grants one read per step (the cycle's
+// writes take step 0); and an instruction reading a register twice reads it
+// twice (GPGPU-Sim's collector_unit_t::allocate queues every source operand).
+// Without pipeline registers there is one step per cycle and the clock is the
+// cycle.
 #pragma once
 
 #include <array>
@@ -55,7 +68,8 @@ class OperandCollectors {
     std::array<uint16_t, kMaxSrcRegs> operands{};
     uint8_t num_operands = 0;
     uint8_t pending = 0;  // bit k: operand k not yet read
-    uint64_t ready_cycle = 0;
+    uint64_t ready_cycle = 0;  // operands present from then (the collectors' clock)
+    uint64_t seq = 0;          // allocation order: oldest first in the pipeline registers
   };
   struct ReadResult {
     bool granted = false;         // at least one operand was read
@@ -68,19 +82,24 @@ class OperandCollectors {
 
   explicit OperandCollectors(const SmSpec& spec);
 
-  // Takes a free unit of `inst`'s type for `warp` in `cycle`; false if none is free.
-  bool allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle);
+  // Takes a free unit of `inst`'s type for `warp` in `cycle` (step `step` of
+  // it); false if none is free.
+  bool allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle, uint32_t step = 0);
 
-  // The operand-read stage of `cycle`.
-  ReadResult read(uint64_t cycle, RegisterRoute& route, BankArbitrator& arbitrator);
+  // The operand-read stage of `cycle` (step `step` of it).
+  ReadResult read(uint64_t cycle, RegisterRoute& route, BankArbitrator& arbitrator, uint32_t step = 0);
 
-  // The dispatch stage of `cycle`: offers each unit whose operands are ready
-  // to `leave(const CollectorUnit&)`, which returns true if the instruction
-  // went to an execution unit (the collector unit is then free). Returns the
-  // earliest later cycle at which a unit's read operands are ready (kNever:
+  // The dispatch stage of `cycle` (step `step` of it): offers each unit whose
+  // operands are ready to `leave(const CollectorUnit&)`, which returns true
+  // if the instruction went on (to an execution unit, or to the OC_EX
+  // pipeline register); the collector unit is then free. Returns the
+  // earliest later cycle in which a unit's read operands are ready (kNever:
   // none is waiting for that).
   template <class Leave>
-  uint64_t dispatch(uint64_t cycle, Leave&& leave);
+  uint64_t dispatch(uint64_t cycle, Leave&& leave, uint32_t step = 0);
+
+  // Steps per cycle: sm.register_bank_ports with pipeline registers, else 1.
+  uint32_t steps_per_cycle() const { return steps_per_cycle_; }
 
   uint32_t busy_units() const { return probes_.busy_units; }
   uint64_t allocations() const { return allocations_; }  // instructions that took a unit, since construction
@@ -90,18 +109,23 @@ class OperandCollectors {
  private:
   std::vector<CollectorUnit> units_;
   std::array<uint32_t, kNumExecUnits + 1> pool_begin_{};  // units of type u: [pool_begin_[u], pool_begin_[u + 1])
+  uint64_t time(uint64_t cycle, uint32_t step) const { return cycle * steps_per_cycle_ + step; }
+
+  bool stepped_ = false;           // sm.pipeline_registers
+  uint32_t steps_per_cycle_ = 1;
   uint32_t rotation_ = 0;  // unit the next reading cycle starts at
   uint64_t allocations_ = 0;
   Probes probes_;
 };
 
 template <class Leave>
-uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave) {
+uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, uint32_t step) {
   uint64_t next_ready = kNever;
   if (probes_.busy_units == 0) return next_ready;
+  const uint64_t now = time(cycle, step);
   for (CollectorUnit& c : units_) {
     if (!c.busy || c.pending) continue;
-    if (c.ready_cycle > cycle) {
+    if (c.ready_cycle > now) {
       if (c.ready_cycle < next_ready) next_ready = c.ready_cycle;
       continue;
     }
@@ -109,7 +133,7 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave) {
     c.busy = false;
     --probes_.busy_units;
   }
-  return next_ready;
+  return next_ready == kNever ? kNever : next_ready / steps_per_cycle_;
 }
 
 }  // namespace smshare

@@ -124,6 +124,11 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       ctas_(spec_.max_ctas),
       line_bytes_(request_line_bytes(gpu)),
       sector_chunks_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
+      pipelined_(spec_.pipeline_registers),
+      // GPGPU-Sim: a result enters EX_WB (an ALU's) or the LDST unit's
+      // writeback register m_next_wb the cycle after it is ready, and the
+      // writeback stage of the next cycle writes it.
+      result_to_writeback_(spec_.pipeline_registers ? 2 : 0),
       arbitrator_(spec_.register_banks, spec_.scratchpad_banks, spec_.register_bank_ports),
       collectors_(spec_),
       scratchpad_(spec_, arbitrator_),
@@ -133,6 +138,14 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
   unit_next_free_[static_cast<int>(ExecUnit::Sp)].assign(spec_.sp_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Sfu)].assign(spec_.sfu_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Mem)].assign(spec_.ldst_units, 0);
+  if (pipelined_) {
+    for (unsigned u = 0; u < kNumExecUnits; ++u) {
+      const auto width = static_cast<uint32_t>(unit_next_free_[u].size());
+      id_oc_[u] = PipelineRegister<IssuedInstruction>(width);
+      oc_ex_[u] = PipelineRegister<OperandCollectors::CollectorUnit>(width);
+      if (static_cast<ExecUnit>(u) != ExecUnit::Mem) result_cycles_[u].resize(width);
+    }
+  }
   for (uint32_t s = 0; s < spec_.num_schedulers; ++s) {
     schedulers_.push_back(make_scheduler_policy(spec_.scheduler, spec_.two_level_active_warps));
     sched_views_.emplace_back();
@@ -261,8 +274,13 @@ uint64_t SmCore::tick(uint64_t cycle) {
   open_barriers();
   writeback();
   ldst_step();
-  dispatch();
-  read_operands();
+  if (pipelined_) {
+    execute();
+    collect_operands();
+  } else {
+    dispatch();
+    read_operands();
+  }
   if (mechanism_.hooks->priority_epoch() != priority_epoch_) {
     // The mechanism reassigned priority classes (e.g. CTA ownership passed).
     priority_epoch_ = mechanism_.hooks->priority_epoch();
@@ -341,7 +359,7 @@ void SmCore::writeback() {
 }
 
 void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency) {
-  Completion c{cycle, completion_seq_++, warp, {kNoReg, kNoReg}, 0, long_latency};
+  Completion c{cycle + result_to_writeback_, completion_seq_++, warp, {kNoReg, kNoReg}, 0, long_latency};
   for (uint8_t i = 0; i < inst.num_dst; ++i)
     if (inst.dst[i] != kNoReg) c.dst[c.num_dst++] = inst.dst[i];
   completions_.push(c);
@@ -436,9 +454,7 @@ void SmCore::dispatch() {
       *pipe = now_ + 1;
       start_ldst(c);
     } else {
-      const UnitTiming& t = c.inst.op == OpClass::Sfu     ? spec_.sfu
-                            : c.inst.op == OpClass::FpAlu ? spec_.fp_alu
-                                                          : spec_.int_alu;
+      const UnitTiming& t = unit_timing(c.inst.op);
       *pipe = now_ + t.initiation_interval;
       schedule_completion(c.warp.slot, c.inst, now_ + t.latency, false);
     }
@@ -448,12 +464,96 @@ void SmCore::dispatch() {
   note_wake(next_ready);
 }
 
+const UnitTiming& SmCore::unit_timing(OpClass op) const {
+  return op == OpClass::Sfu ? spec_.sfu : op == OpClass::FpAlu ? spec_.fp_alu : spec_.int_alu;
+}
+
 // --- operand read: the collector units read through the route and the bank arbitrator.
-void SmCore::read_operands() {
-  const OperandCollectors::ReadResult r = collectors_.read(now_, *mechanism_.route, arbitrator_);
-  route_retries_this_cycle_ = r.route_retries;
+void SmCore::read_operands(uint32_t step) {
+  const OperandCollectors::ReadResult r = collectors_.read(now_, *mechanism_.route, arbitrator_, step);
+  route_retries_this_cycle_ += r.route_retries;
   stats_.route_retries += r.route_retries;
   if (r.granted) progress_ = true;
+}
+
+// --- with pipeline registers (sm.pipeline_registers), GPGPU-Sim's execute()
+// and opndcoll_rfu_t::step (shader.cc). Each SP/SFU pipeline takes the oldest
+// instruction of its type's OC_EX register when its dispatch register is free
+// (initiation_interval after the last) and no instruction in it leaves in the
+// same cycle (pipelined_simd_unit::can_issue); the result is ready `latency`
+// cycles later (and written back result_to_writeback_ after that). The LDST
+// unit takes one when it is free, and starts the access in this cycle.
+void SmCore::execute() {
+  for (unsigned u = 0; u < kNumExecUnits; ++u) {
+    PipelineRegister<OperandCollectors::CollectorUnit>& waiting = oc_ex_[u];
+    std::vector<uint64_t>& pipes = unit_next_free_[u];
+    for (size_t p = 0; p < pipes.size() && !waiting.empty(); ++p) {
+      if (pipes[p] > now_) {
+        note_wake(pipes[p]);
+        continue;
+      }
+      const OperandCollectors::CollectorUnit& c = waiting.oldest();
+      if (static_cast<ExecUnit>(u) == ExecUnit::Mem) {
+        if (ldst_.busy) continue;  // ldst_step() progresses every cycle while busy
+        pipes[p] = now_ + 1;
+        start_ldst(c);
+      } else {
+        const UnitTiming& t = unit_timing(c.inst.op);
+        const uint64_t ready = now_ + t.latency;
+        if (result_cycles_[u][p].taken(ready, now_)) {
+          note_wake(now_ + 1);
+          continue;
+        }
+        result_cycles_[u][p].take(ready, now_);
+        pipes[p] = now_ + t.initiation_interval;
+        schedule_completion(c.warp.slot, c.inst, ready, false);
+      }
+      waiting.pop_oldest();
+      progress_ = true;
+    }
+  }
+}
+
+// The operand collector steps sm.register_bank_ports times a cycle; each
+// step dispatches ready collector units into OC_EX, reads, then allocates
+// units to the oldest instructions of ID_OC, so an instruction allocated in
+// a step reads from the next one and leaves the step after its last read.
+void SmCore::collect_operands() {
+  for (uint32_t step = 0; step < collectors_.steps_per_cycle(); ++step) {
+    dispatch_to_oc_ex(step);
+    read_operands(step);
+    allocate_collectors(step);
+  }
+}
+
+// A unit type has as many dispatch ports (collector units leaving per step)
+// and allocation ports (instructions entering per step) as pipelines, like
+// its OC_EX and ID_OC registers (GTX480: gpgpu_operand_collector_num_in_ports_sp
+// = num_out_ports_sp = gpgpu_num_sp_units = 2; 1 for SFU and LDST).
+void SmCore::dispatch_to_oc_ex(uint32_t step) {
+  std::array<uint32_t, kNumExecUnits> dispatched{};
+  const uint64_t next_ready = collectors_.dispatch(
+      now_,
+      [&](const OperandCollectors::CollectorUnit& c) {
+        const unsigned u = static_cast<unsigned>(c.unit);
+        if (dispatched[u] == oc_ex_[u].width() || !oc_ex_[u].has_free()) return false;
+        ++dispatched[u];
+        oc_ex_[u].move_in(c.seq, c);
+        progress_ = true;
+        return true;
+      },
+      step);
+  note_wake(next_ready);
+}
+
+void SmCore::allocate_collectors(uint32_t step) {
+  for (PipelineRegister<IssuedInstruction>& issued : id_oc_)
+    for (uint32_t port = 0; port < issued.width() && !issued.empty(); ++port) {
+      const IssuedInstruction& i = issued.oldest();
+      if (!collectors_.allocate(i.warp, i.inst, now_, step)) break;
+      issued.pop_oldest();
+      progress_ = true;
+    }
 }
 
 // --- issue: each scheduler issues the first ready warp in its policy's order
@@ -494,7 +594,12 @@ void SmCore::issue() {
   StallReason best = StallReason::NoWarp;
   uint32_t schedulable = 0;
   bool issued_any = false;
-  for (size_t s = 0; s < schedulers_.size(); ++s) {
+  // GPGPU-Sim's shader_core_ctx::issue starts at a scheduler that rotates
+  // every cycle (Issue_Prio); the compact timing always starts at 0.
+  const size_t num_schedulers = schedulers_.size();
+  const size_t first = pipelined_ ? now_ % num_schedulers : 0;
+  for (size_t k = 0; k < num_schedulers; ++k) {
+    const size_t s = (first + k) % num_schedulers;
     const auto& counts = wait_count_[s];
     for (unsigned r = kNumStallReasons; r-- > 1;)
       if (counts[r]) {
@@ -523,8 +628,8 @@ void SmCore::issue() {
       Warp& w = warps_[slot];
       if (!w.valid || w.wait != StallReason::None) continue;
       const ExecUnit first_unit = exec_unit_of(w.head().op);
-      const IssueOutcome first = try_issue(s, slot);
-      if (first == IssueOutcome::GateRefused) {
+      const IssueOutcome outcome = try_issue(s, slot);
+      if (outcome == IssueOutcome::GateRefused) {
         best = std::max(best, StallReason::Gate);
         if (!w.gate_refused) {
           w.gate_refused = true;
@@ -533,7 +638,7 @@ void SmCore::issue() {
         }
         continue;
       }
-      if (first == IssueOutcome::NoCollector) {
+      if (outcome == IssueOutcome::PipelineFull) {
         best = std::max(best, StallReason::Pipeline);
         continue;
       }
@@ -566,7 +671,14 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
   if (!mechanism_.gate->may_issue(w.ctx, inst, now_)) return IssueOutcome::GateRefused;
   // Barrier and exit need no operands and no pipeline: they act at issue.
   if (inst.op != OpClass::Barrier && inst.op != OpClass::Exit) {
-    if (!collectors_.allocate(w.ctx, inst, now_)) return IssueOutcome::NoCollector;
+    if (pipelined_) {
+      // GPGPU-Sim's issue_warp: into a free slot of the unit's ID_OC register.
+      PipelineRegister<IssuedInstruction>& id_oc = id_oc_[static_cast<int>(exec_unit_of(inst.op))];
+      if (!id_oc.has_free()) return IssueOutcome::PipelineFull;
+      id_oc.move_in(issue_seq_++, {w.ctx, inst});
+    } else if (!collectors_.allocate(w.ctx, inst, now_)) {
+      return IssueOutcome::PipelineFull;
+    }
     for (uint8_t i = 0; i < inst.num_dst; ++i)
       if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
     w.in_flight++;
@@ -710,25 +822,32 @@ void SmCore::note_if_exhausted(uint32_t warp) {
   check_barrier(w.ctx.cta_slot);
 }
 
+// The compact timing opens the barrier at the start of the next cycle; with
+// pipeline registers it opens at once, as GPGPU-Sim's
+// barrier_set_t::warp_reaches_barrier clears m_warp_at_barrier when the last
+// warp issues its barrier: schedulers that issue after it in the cycle can
+// issue the released warps.
 void SmCore::check_barrier(uint32_t cta_slot) {
   Cta& cta = ctas_[cta_slot];
   if (cta.arrived == 0 || cta.arrived < cta.may_arrive || cta.release_pending) return;
-  cta.release_pending = true;
   progress_ = true;
+  if (pipelined_) release_barrier(cta);
+  else cta.release_pending = true;
 }
 
 void SmCore::open_barriers() {
-  for (uint32_t c = 0; c < ctas_.size(); ++c) {
-    Cta& cta = ctas_[c];
-    if (!cta.valid || !cta.release_pending) continue;
-    for (uint32_t slot : cta.warp_slots) {
-      warps_[slot].at_barrier = false;
-      refresh(slot);
-    }
-    cta.arrived = 0;
-    cta.release_pending = false;
-    progress_ = true;
+  for (Cta& cta : ctas_)
+    if (cta.valid && cta.release_pending) release_barrier(cta);
+}
+
+void SmCore::release_barrier(Cta& cta) {
+  for (uint32_t slot : cta.warp_slots) {
+    warps_[slot].at_barrier = false;
+    refresh(slot);
   }
+  cta.arrived = 0;
+  cta.release_pending = false;
+  progress_ = true;
 }
 
 // --- completion: a warp retires when drained; a CTA when all its warps have.

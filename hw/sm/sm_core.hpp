@@ -10,7 +10,9 @@
 // One call of tick() is one core cycle; stages run back to front
 // (writeback -> LDST -> dispatch -> operand read -> decode -> issue -> fetch) so a stage
 // can use a slot its successor freed in the same cycle, as in GPGPU-Sim's
-// shader core. Time and wiring (the clock process, the TLM socket, VCD) live
+// shader core. With sm.pipeline_registers the instructions also pass
+// GPGPU-Sim's pipeline registers (ID_OC, OC_EX, EX_WB): writeback -> LDST ->
+// execute -> operand collector steps -> decode -> issue -> fetch. Time and wiring (the clock process, the TLM socket, VCD) live
 // in SmModule; this class only sees cycle numbers and a GlobalMemoryPort.
 #pragma once
 
@@ -33,6 +35,7 @@
 #include "hw/sm/mechanism.hpp"
 #include "hw/sm/memory_access.hpp"
 #include "hw/sm/operand_collectors.hpp"
+#include "hw/sm/pipeline_register.hpp"
 #include "hw/sm/scheduler_policy.hpp"
 #include "hw/sm/scratchpad.hpp"
 
@@ -200,14 +203,24 @@ class SmCore {
   void writeback();
   void ldst_step();
   void dispatch();
-  void read_operands();
+  void read_operands(uint32_t step = 0);
+  // With sm.pipeline_registers: the SP, SFU and LDST pipelines take the
+  // oldest instruction of their OC_EX register (GPGPU-Sim's execute()).
+  void execute();
+  // ... and the operand collector's steps: dispatch into OC_EX, read,
+  // allocate from ID_OC (GPGPU-Sim's opndcoll_rfu_t::step).
+  void collect_operands();
+  void dispatch_to_oc_ex(uint32_t step);
+  void allocate_collectors(uint32_t step);
+  const UnitTiming& unit_timing(OpClass op) const;
   void decode();
   void issue();
   // Issues warp `slot`'s next instruction from `scheduler` if the gate lets
-  // it and a collector unit of its type is free, with all the bookkeeping
+  // it and its unit's pipeline has room (a free collector unit; with
+  // pipeline registers, a free ID_OC slot), with all the bookkeeping
   // of an issue (scoreboard, statistics, policy, probes, barrier arrival,
   // retirement).
-  enum class IssueOutcome : uint8_t { Issued, GateRefused, NoCollector };
+  enum class IssueOutcome : uint8_t { Issued, GateRefused, PipelineFull };
   IssueOutcome try_issue(size_t scheduler, uint32_t slot);
   void fetch();
   // The fetch group just put in warp `slot`'s instruction buffer looks up
@@ -221,6 +234,7 @@ class SmCore {
   void arrive_at_barrier(uint32_t warp);
   void check_barrier(uint32_t cta_slot);
   void open_barriers();
+  void release_barrier(Cta& cta);
   void note_if_exhausted(uint32_t warp);
   // Re-derives why warp `slot` cannot issue (or that it can) after any event
   // that may change it, and keeps per-scheduler counts of each reason, so a
@@ -285,6 +299,20 @@ class SmCore {
   // Sectors of the transactions the SM sends below, in chunks: the L1's, or
   // the L2's without an L1 (the whole line when not sectored).
   uint32_t sector_chunks_;
+
+  // sm.pipeline_registers: GPGPU-Sim's ID_OC and OC_EX registers per unit
+  // type, as wide as the type has pipelines (GTX480: 2 SP, 1 SFU, 1 LDST);
+  // each SP/SFU pipeline's result cycles; issue order (GPGPU-Sim's uid).
+  struct IssuedInstruction {
+    WarpContext warp;
+    WarpInstruction inst;
+  };
+  const bool pipelined_;
+  const uint32_t result_to_writeback_;  // a result ready at c is written at c + this (2 or 0)
+  std::array<PipelineRegister<IssuedInstruction>, kNumExecUnits> id_oc_;
+  std::array<PipelineRegister<OperandCollectors::CollectorUnit>, kNumExecUnits> oc_ex_;
+  std::array<std::vector<ResultCycles>, kNumExecUnits> result_cycles_;
+  uint64_t issue_seq_ = 0;
 
   BankArbitrator arbitrator_;
   OperandCollectors collectors_;
