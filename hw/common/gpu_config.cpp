@@ -64,9 +64,8 @@ void declare_params(ParamTable& t, GpuSpec& s) {
              "with sm.dual_issue, the second instruction must go to another execution unit (SP, SFU, LDST) "
              "than the first (GPGPU-Sim: gpgpu_dual_issue_diff_exec_units)");
   t.add_bool("sm.pipeline_registers", &m.pipeline_registers,
-             "GPGPU-Sim's pipeline registers: issue into ID_OC, the operand collector stepped "
-             "sm.register_bank_ports times a cycle, OC_EX, the unit's dispatch register, EX_WB and a writeback "
-             "stage (shader.cc, shader_core_ctx::cycle); false: the compact timing");
+             "GPGPU-Sim's pipeline registers: ID_OC, collector steps, OC_EX, dispatch register, EX_WB, "
+             "writeback, as shader.cc's shader_core_ctx::cycle; false: the compact timing");
   t.add_uint("sm.ibuffer_entries", &m.ibuffer_entries, 1, 16, "decoded instructions buffered per warp");
   t.add_uint("sm.fetch_per_cycle", &m.fetch_per_cycle, 1, 64, "warps fetched and decoded per cycle");
   t.add_uint("sm.oc_units_sp", &m.oc_units_sp, 1, 64, "operand collector units for the SP pipe");

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace smshare {
@@ -75,5 +77,15 @@ struct WarpInstruction {
 
   unsigned active_lanes() const { return static_cast<unsigned>(__builtin_popcount(active_mask)); }
 };
+
+// Copies `src` into `dst` as the pipeline passes it on (into a collector
+// unit or a pipeline register): the lane addresses, most of the struct, only
+// for a memory instruction; the others' are undefined and never read.
+inline void copy_decoded(WarpInstruction& dst, const WarpInstruction& src) {
+  static_assert(offsetof(WarpInstruction, addr) + sizeof(WarpInstruction::addr) == sizeof(WarpInstruction),
+                "the lane addresses are the last member");
+  std::memcpy(static_cast<void*>(&dst), &src, offsetof(WarpInstruction, addr));
+  if (is_memory(src.op)) dst.addr = src.addr;
+}
 
 }  // namespace smshare

@@ -28,7 +28,7 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
   ++probes_.busy_units;
   c.seq = allocations_++;
   c.warp = warp;
-  c.inst = inst;
+  copy_decoded(c.inst, inst);
   c.num_operands = 0;
   for (uint8_t i = 0; i < inst.num_src; ++i) {
     const uint16_t r = inst.src[i];

@@ -133,7 +133,7 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, uint32_t ste
     c.busy = false;
     --probes_.busy_units;
   }
-  return next_ready == kNever ? kNever : next_ready / steps_per_cycle_;
+  return next_ready == kNever || steps_per_cycle_ == 1 ? next_ready : next_ready / steps_per_cycle_;
 }
 
 }  // namespace smshare

@@ -6,13 +6,12 @@
 // Rules (GPGPU-Sim's): a stage may move an instruction in while a slot is
 // free (register_set::has_free); the next stage takes the oldest one
 // (register_set::get_ready picks the lowest instruction uid), so each slot
-// holds an instruction for at least the cycle it was written in. Plain data,
-// allocated once: nothing is allocated while the SM runs.
+// holds an instruction for at least the cycle it was written in. The slots
+// are built once and written in place: nothing is allocated or constructed
+// while the SM runs.
 #pragma once
 
-#include <bitset>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 namespace smshare {
@@ -20,61 +19,68 @@ namespace smshare {
 template <class Instruction>
 class PipelineRegister {
  public:
-  explicit PipelineRegister(uint32_t width = 0) { slots_.reserve(width_ = width); }
+  explicit PipelineRegister(uint32_t width = 0) : slots_(width) {}
 
-  uint32_t width() const { return width_; }
-  uint32_t size() const { return static_cast<uint32_t>(slots_.size()); }
-  bool empty() const { return slots_.empty(); }
-  bool has_free() const { return slots_.size() < width_; }
+  uint32_t width() const { return static_cast<uint32_t>(slots_.size()); }
+  uint32_t size() const { return used_; }
+  bool empty() const { return used_ == 0; }
+  bool has_free() const { return used_ < slots_.size(); }
 
-  // `age`: smaller is older (GPGPU-Sim's instruction uid).
-  void move_in(uint64_t age, const Instruction& inst) { slots_.push_back({age, inst}); }
+  // Takes a free slot (has_free() must hold) for an instruction of `age`
+  // (smaller is older: GPGPU-Sim's uid); the caller writes it in.
+  Instruction& move_in(uint64_t age) {
+    for (Slot& s : slots_)
+      if (!s.full) {
+        s.full = true;
+        s.age = age;
+        ++used_;
+        return s.inst;
+      }
+    return slots_.front().inst;  // unreachable while callers check has_free()
+  }
 
   const Instruction& oldest() const { return slots_[oldest_index()].inst; }
-  void pop_oldest() { slots_.erase(slots_.begin() + static_cast<std::ptrdiff_t>(oldest_index())); }
-  void clear() { slots_.clear(); }
+  void pop_oldest() {
+    slots_[oldest_index()].full = false;
+    --used_;
+  }
 
  private:
   struct Slot {
-    uint64_t age;
-    Instruction inst;
+    bool full = false;
+    uint64_t age = 0;
+    Instruction inst{};
   };
   size_t oldest_index() const {
-    size_t best = 0;
-    for (size_t i = 1; i < slots_.size(); ++i)
-      if (slots_[i].age < slots_[best].age) best = i;
+    size_t best = slots_.size();
+    for (size_t i = 0; i < slots_.size(); ++i)
+      if (slots_[i].full && (best == slots_.size() || slots_[i].age < slots_[best].age)) best = i;
     return best;
   }
 
   std::vector<Slot> slots_;
-  uint32_t width_ = 0;
+  uint32_t used_ = 0;
 };
 
 // The cycles in which an SP or SFU pipeline's instructions leave it, as
 // GPGPU-Sim's simd_function_unit::occupied (shader.h): a pipeline takes no
 // instruction that would leave in the same cycle as one already in it
 // (can_issue tests occupied.test(latency); issue sets it, cycle() shifts it).
+// Kept as a ring of leave cycles indexed by cycle mod kSpan: an instruction
+// in flight leaves less than kSpan cycles from now, so two of them never
+// share a place, and a place holding another cycle is simply free (nothing
+// is shifted or cleared as time passes).
 class ResultCycles {
  public:
   static constexpr uint32_t kSpan = 1024;  // beyond the largest latency a config allows (1000)
 
-  bool taken(uint64_t leaves, uint64_t now) {
-    advance(now);
-    return leaves - now < kSpan && bits_.test(leaves - now);
-  }
-  void take(uint64_t leaves, uint64_t now) {
-    advance(now);
-    bits_.set(leaves - now);
-  }
+  ResultCycles() : leaves_(kSpan, kFree) {}
+  bool taken(uint64_t leaves) const { return leaves_[leaves % kSpan] == leaves; }
+  void take(uint64_t leaves) { leaves_[leaves % kSpan] = leaves; }
 
  private:
-  void advance(uint64_t now) {  // bit k: something leaves at base_ + k
-    if (now == base_) return;
-    bits_ >>= static_cast<size_t>(now - base_ < kSpan ? now - base_ : kSpan);
-    base_ = now;
-  }
-  std::bitset<kSpan> bits_;
-  uint64_t base_ = 0;
+  static constexpr uint64_t kFree = ~0ull;
+  std::vector<uint64_t> leaves_;
 };
 
 }  // namespace smshare

@@ -484,6 +484,7 @@ void SmCore::read_operands(uint32_t step) {
 // cycles later (and written back result_to_writeback_ after that). The LDST
 // unit takes one when it is free, and starts the access in this cycle.
 void SmCore::execute() {
+  if (staged(oc_ex_) == 0) return;
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
     PipelineRegister<OperandCollectors::CollectorUnit>& waiting = oc_ex_[u];
     std::vector<uint64_t>& pipes = unit_next_free_[u];
@@ -500,11 +501,11 @@ void SmCore::execute() {
       } else {
         const UnitTiming& t = unit_timing(c.inst.op);
         const uint64_t ready = now_ + t.latency;
-        if (result_cycles_[u][p].taken(ready, now_)) {
+        if (result_cycles_[u][p].taken(ready)) {
           note_wake(now_ + 1);
           continue;
         }
-        result_cycles_[u][p].take(ready, now_);
+        result_cycles_[u][p].take(ready);
         pipes[p] = now_ + t.initiation_interval;
         schedule_completion(c.warp.slot, c.inst, ready, false);
       }
@@ -519,6 +520,7 @@ void SmCore::execute() {
 // units to the oldest instructions of ID_OC, so an instruction allocated in
 // a step reads from the next one and leaves the step after its last read.
 void SmCore::collect_operands() {
+  if (collectors_.busy_units() == 0 && staged(id_oc_) == 0) return;
   for (uint32_t step = 0; step < collectors_.steps_per_cycle(); ++step) {
     dispatch_to_oc_ex(step);
     read_operands(step);
@@ -538,7 +540,10 @@ void SmCore::dispatch_to_oc_ex(uint32_t step) {
         const unsigned u = static_cast<unsigned>(c.unit);
         if (dispatched[u] == oc_ex_[u].width() || !oc_ex_[u].has_free()) return false;
         ++dispatched[u];
-        oc_ex_[u].move_in(c.seq, c);
+        OperandCollectors::CollectorUnit& waiting = oc_ex_[u].move_in(c.seq);
+        waiting.unit = c.unit;
+        waiting.warp = c.warp;
+        copy_decoded(waiting.inst, c.inst);
         progress_ = true;
         return true;
       },
@@ -547,6 +552,7 @@ void SmCore::dispatch_to_oc_ex(uint32_t step) {
 }
 
 void SmCore::allocate_collectors(uint32_t step) {
+  if (staged(id_oc_) == 0) return;
   for (PipelineRegister<IssuedInstruction>& issued : id_oc_)
     for (uint32_t port = 0; port < issued.width() && !issued.empty(); ++port) {
       const IssuedInstruction& i = issued.oldest();
@@ -598,8 +604,7 @@ void SmCore::issue() {
   // every cycle (Issue_Prio); the compact timing always starts at 0.
   const size_t num_schedulers = schedulers_.size();
   const size_t first = pipelined_ ? now_ % num_schedulers : 0;
-  for (size_t k = 0; k < num_schedulers; ++k) {
-    const size_t s = (first + k) % num_schedulers;
+  for (size_t k = 0, s = first; k < num_schedulers; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
     const auto& counts = wait_count_[s];
     for (unsigned r = kNumStallReasons; r-- > 1;)
       if (counts[r]) {
@@ -675,7 +680,9 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
       // GPGPU-Sim's issue_warp: into a free slot of the unit's ID_OC register.
       PipelineRegister<IssuedInstruction>& id_oc = id_oc_[static_cast<int>(exec_unit_of(inst.op))];
       if (!id_oc.has_free()) return IssueOutcome::PipelineFull;
-      id_oc.move_in(issue_seq_++, {w.ctx, inst});
+      IssuedInstruction& issued = id_oc.move_in(issue_seq_++);
+      issued.warp = w.ctx;
+      copy_decoded(issued.inst, inst);
     } else if (!collectors_.allocate(w.ctx, inst, now_)) {
       return IssueOutcome::PipelineFull;
     }

@@ -312,6 +312,10 @@ class SmCore {
   std::array<PipelineRegister<IssuedInstruction>, kNumExecUnits> id_oc_;
   std::array<PipelineRegister<OperandCollectors::CollectorUnit>, kNumExecUnits> oc_ex_;
   std::array<std::vector<ResultCycles>, kNumExecUnits> result_cycles_;
+  template <class Register>
+  static uint32_t staged(const std::array<Register, kNumExecUnits>& registers) {  // instructions in them
+    return registers[0].size() + registers[1].size() + registers[2].size();
+  }
   uint64_t issue_seq_ = 0;
 
   BankArbitrator arbitrator_;

@@ -1,0 +1,108 @@
+// The pieces of sm.pipeline_registers on their own: a pipeline register
+// (oldest first, width), a pipeline's result cycles (GPGPU-Sim's occupied
+// bits), a register bank granting once per operand-collector step, and the
+// collectors stepping P times a cycle (rules in hw/sm/pipeline_register.hpp,
+// bank_arbitrator.hpp and operand_collectors.hpp).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "hw/sm/bank_arbitrator.hpp"
+#include "hw/sm/operand_collectors.hpp"
+#include "hw/sm/pipeline_register.hpp"
+
+namespace smshare {
+namespace {
+
+TEST(PipelineRegister, HoldsItsWidthAndHandsOnTheOldestFirst) {
+  PipelineRegister<char> reg(2);
+  EXPECT_TRUE(reg.empty());
+  reg.move_in(7) = 'b';
+  reg.move_in(3) = 'a';  // older, moved in later (GPGPU-Sim's get_ready picks the lowest uid)
+  EXPECT_FALSE(reg.has_free());
+  EXPECT_EQ(reg.oldest(), 'a');
+  reg.pop_oldest();
+  EXPECT_TRUE(reg.has_free());
+  EXPECT_EQ(reg.oldest(), 'b');
+  reg.move_in(9) = 'c';  // into the slot 'a' left
+  EXPECT_EQ(reg.size(), 2u);
+  EXPECT_EQ(reg.oldest(), 'b');
+  reg.pop_oldest();
+  EXPECT_EQ(reg.oldest(), 'c');
+  reg.pop_oldest();
+  EXPECT_TRUE(reg.empty());
+}
+
+TEST(ResultCycles, APipelineTakesNoInstructionLeavingWithAnother) {
+  // An FFMA (latency 5) taken at 10 leaves at 15; an IADD3 (latency 4) taken
+  // at 11 would too, so it waits a cycle (GPGPU-Sim: occupied.test(latency))
+  // and leaves at 16.
+  ResultCycles pipe;
+  EXPECT_FALSE(pipe.taken(15));
+  pipe.take(15);
+  EXPECT_TRUE(pipe.taken(11 + 4));
+  EXPECT_FALSE(pipe.taken(12 + 4));
+  // A cycle kSpan later shares the ring's place but not the cycle.
+  EXPECT_FALSE(pipe.taken(15 + ResultCycles::kSpan));
+  pipe.take(15 + ResultCycles::kSpan);
+  EXPECT_TRUE(pipe.taken(15 + ResultCycles::kSpan));
+}
+
+TEST(BankSteps, ABankGrantsOnceAStepAndTheCyclesWritesTakeStepZero) {
+  BankArbitrator arb(16, 32, /*register_bank_ports=*/2);
+  arb.begin_cycle(5);
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 3, false, 5, 0));
+  EXPECT_FALSE(arb.request(BankGroup::RegisterFile, 3, false, 5, 0));  // one grant per step
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 3, false, 5, 1));
+  EXPECT_FALSE(arb.request(BankGroup::RegisterFile, 3, false, 5, 1));  // both ports used
+  // A write (the writeback stage, before the first step) takes step 0.
+  arb.begin_cycle(6);
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 4, true, 6));
+  EXPECT_FALSE(arb.request(BankGroup::RegisterFile, 4, false, 6, 0));
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 4, false, 6, 1));
+  // An unused step 0 is not saved for step 1: still one grant there.
+  arb.begin_cycle(7);
+  EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 5, false, 7, 1));
+  EXPECT_FALSE(arb.request(BankGroup::RegisterFile, 5, false, 7, 1));
+  EXPECT_EQ(arb.register_file().conflicts(5), 1u);
+}
+
+struct BankOfRegister : RegisterRoute {  // register r in bank r % 16
+  OperandRoute route(const WarpContext&, uint16_t reg, bool, uint64_t) override {
+    return {false, static_cast<uint16_t>(reg % 16), 0};
+  }
+};
+
+TEST(SteppedCollectors, AllocatedInAStepReadFromTheNextAndLeaveTheStepAfterTheLastRead) {
+  SmSpec spec;
+  spec.pipeline_registers = true;
+  spec.register_bank_ports = 2;
+  OperandCollectors oc(spec);
+  BankArbitrator arb(spec.register_banks, spec.scratchpad_banks, spec.register_bank_ports);
+  BankOfRegister route;
+  ASSERT_EQ(oc.steps_per_cycle(), 2u);
+  // r1 read twice: GPGPU-Sim queues every source operand, so both reads go
+  // to bank 1, one per step (the compact timing reads it once).
+  WarpInstruction inst;
+  inst.num_dst = 1;
+  inst.dst[0] = 9;
+  inst.src = {1, 1, kNoReg, kNoReg};
+  inst.num_src = 2;
+  auto leaves = [&](uint64_t cycle, uint32_t step) {
+    bool left = false;
+    oc.dispatch(cycle, [&](const OperandCollectors::CollectorUnit&) { return left = true; }, step);
+    return left;
+  };
+  arb.begin_cycle(10);
+  ASSERT_TRUE(oc.allocate(WarpContext{}, inst, 10, 0));
+  EXPECT_EQ(oc.units()[0].num_operands, 2u);
+  EXPECT_FALSE(leaves(10, 1));
+  EXPECT_TRUE(oc.read(10, route, arb, 1).granted);  // first read of r1, step 1 of cycle 10
+  arb.begin_cycle(11);
+  EXPECT_FALSE(leaves(11, 0));
+  EXPECT_TRUE(oc.read(11, route, arb, 0).granted);  // second, step 0 of cycle 11
+  EXPECT_TRUE(leaves(11, 1));                        // dispatched in the next step
+}
+
+}  // namespace
+}  // namespace smshare
