@@ -599,6 +599,17 @@ def _(ctx):
     check(plain["counters"]["icache"]["misses"] > 0, "the instruction cache never missed")
 
 
+@case("determinism_vcd_with_pipeline_registers")
+def _(ctx):
+    # With GPGPU-Sim's pipeline registers an SM sleeps only when nothing in
+    # them can move before a known cycle; ticking every cycle in a waveform's
+    # window must give the same run (two register ports: two collector steps).
+    args = ("run", "--config", "jatala-fermi", "--kernel", "hotspot", "--ctas", 40, "--set", "gpu.num_sms=4",
+            "--mechanism", "regshare", "--set", "sm.pipeline_registers=true", "--set", "sm.register_bank_ports=2")
+    plain = same_with_waveforms(ctx, args, ((), ("--vcd-window", "0:500", "--vcd-sms", "2")))
+    check(plain["config"]["params"]["sm.pipeline_registers"] == "true", "the key did not reach the run")
+
+
 @case("determinism_seed_changes_report")
 def _(ctx):
     # hotspot shuffles its register first-use order and draws its body from the seed.
