@@ -89,7 +89,8 @@ void declare_params(ParamTable& t, GpuSpec& s) {
 
   t.add_uint("l1.size_bytes", &s.l1.size_bytes, 0, 1u << 24, "L1 data cache bytes per SM (0 = no L1)");
   t.add_uint("l1.line_bytes", &s.l1.line_bytes, 32, 1024, "L1 line size");
-  t.add_uint("l1.ways", &s.l1.ways, 1, 64, "L1 associativity");
+  // Up to 256: Accel-Sim's Pascal L1 (SM6_TITANX dl1 S:4:128:96) has 96 ways.
+  t.add_uint("l1.ways", &s.l1.ways, 1, 256, "L1 associativity");
   t.add_uint("l1.hit_latency", &s.l1.hit_latency, 1, 1000, "L1 hit latency, cycles");
   t.add_uint("l1.sector_bytes", &s.l1.sector_bytes, 0, 1024,
              "L1 sector size: 0 = not sectored, else a power of two from 32 dividing l1.line_bytes");

@@ -849,6 +849,48 @@ def _(ctx):
     check("usage:" in res.out, "help prints the usage")
 
 
+# --- the Accel-Sim-matched configs: each loads, runs a trace, and the report echoes every key it sets
+
+ACCELSIM_CONFIGS = ("accelsim-kepler-titan", "accelsim-titanx-pascal", "accelsim-qv100")
+# GPU keys with no GPGPU-Sim counterpart, left at their built-in defaults.
+NOT_FROM_GPGPUSIM = {"dram.swap_base", "dram.swap_bytes"}
+
+
+def flatten(tree, prefix=""):
+    """A config's nested keys as {dotted key: the report's text of the value}."""
+    out = {}
+    for k, v in tree.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, key + "."))
+        else:
+            out[key] = ("true" if v else "false") if isinstance(v, bool) else str(v)
+    return out
+
+
+def accelsim_config_case(name):
+    def run_case(ctx):
+        y = yaml.safe_load((CONFIGS / "gpu" / f"{name}.yaml").read_text())
+        check("extends" not in y, f"{name} must be self-contained (no extends:)")
+        res = ctx.run("run", "--config", name, "--trace", REPO / "tb/traces/generated_small", "--json")
+        expect_rc(res, 0)
+        r = res.json()
+        check(r["completed"] is True and r["cycles"] > 0, f"{name}: completed {r['completed']}, {r['cycles']} cycles")
+        params = r["config"]["params"]
+        want = flatten(y)
+        wrong = {k: (v, params.get(k)) for k, v in want.items() if params.get(k) != v}
+        check(not wrong, f"{name}: report's config.params differ from the file (file, report): {wrong}")
+        gpu_keys = {k for k in params if not k.startswith(("frontend.", "power."))}
+        unset = sorted(gpu_keys - set(want) - NOT_FROM_GPGPUSIM)
+        check(not unset, f"{name} leaves keys at the built-in defaults: {unset}")
+        print(f"{name}: {len(want)} keys echoed, {r['cycles']} cycles")
+    return run_case
+
+
+for _c in ACCELSIM_CONFIGS:
+    CASES[f"accelsim_config_{_c}"] = accelsim_config_case(_c)
+
+
 # --- the progress line of `run`: on a terminal only, never in the report
 
 def run_on_terminal(ctx, *args, timeout=60):

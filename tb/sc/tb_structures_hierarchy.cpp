@@ -51,7 +51,7 @@ TEST(ModuleHierarchy, ListsEachSmsStructuresUnderTheSm) {
     EXPECT_TRUE(has_line(listing, p + R"(operand_collectors +operand collectors +OperandCollectors)")) << listing;
     EXPECT_TRUE(has_line(listing, p + R"(scratchpad +scratchpad +Scratchpad)")) << listing;
     EXPECT_TRUE(has_line(listing, p + R"(l1d +L1 data cache +L1DataCache)")) << listing;
-    EXPECT_FALSE(has_line(listing, p + R"(icache .*)")) << listing;  // icache.size_bytes = 0: none
+    EXPECT_TRUE(has_line(listing, p + R"(icache +instruction cache +InstructionCache)")) << listing;  // il1: 2 KB
     // Fermi: two warp schedulers per SM.
     EXPECT_TRUE(has_line(listing, p + R"(scheduler1 +warp scheduler +SchedulerPolicy)")) << listing;
     EXPECT_FALSE(has_line(listing, p + R"(scheduler2 .*)")) << listing;
@@ -60,14 +60,15 @@ TEST(ModuleHierarchy, ListsEachSmsStructuresUnderTheSm) {
   EXPECT_NE(listing.find("\n    gpu.sm0.register_file "), std::string::npos) << listing;
 }
 
-TEST(ModuleHierarchy, AnInstructionCacheIsAStructureOfEachSm) {
+TEST(ModuleHierarchy, WithoutAnInstructionCacheTheSmHasNone) {
   RunRequest req;
   req.config = "fermi-gtx480";
   req.kernel = "hotspot";
-  req.overrides = {"icache.size_bytes=4096"};
+  req.overrides = {"icache.size_bytes=0"};
   const std::string listing = module_hierarchy(req);
-  EXPECT_TRUE(has_line(listing, R"(gpu\.sm0\.icache +instruction cache +InstructionCache)")) << listing;
-  EXPECT_TRUE(has_line(listing, R"(gpu\.sm14\.icache +instruction cache +InstructionCache)")) << listing;
+  EXPECT_FALSE(has_line(listing, R"(gpu\.sm0\.icache .*)")) << listing;
+  EXPECT_FALSE(has_line(listing, R"(gpu\.sm14\.icache .*)")) << listing;
+  EXPECT_TRUE(has_line(listing, R"(gpu\.sm0\.l1d +L1 data cache +L1DataCache)")) << listing;
 }
 
 TEST(ModuleHierarchy, RejectsWhatARunRejects) {

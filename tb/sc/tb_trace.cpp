@@ -12,6 +12,7 @@
 
 #include "hw/common/error.hpp"
 #include "hw/top/simulation.hpp"
+#include "tb/common/without_gtx480_limits.hpp"
 
 namespace smshare {
 namespace {
@@ -22,6 +23,7 @@ RunRequest trace_request(const std::string& list) {
   RunRequest req;
   req.config = "fermi-gtx480";
   req.trace = list;
+  req.overrides = tb::without_gtx480_limits();
   return req;
 }
 
@@ -48,7 +50,7 @@ TEST(Trace, EveryAddressFormatTakesTheHandDerivedCycles) {
   //  94  issue FFMA; 95 issue EXIT; 96 FFMA to the SP pipe: R4 at 96 + 5 = 101
   // The warp retires at 101: 102 cycles, 6 warp instructions (EXIT counts).
   RunRequest req = trace_request(kTraces + "cycles/kernelslist.g");
-  req.overrides = {"gpu.num_sms=1"};
+  req.overrides.push_back("gpu.num_sms=1");
   auto r = run_simulation(req);
   EXPECT_EQ(r["cycles"].get<uint64_t>(), 102u);
   EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 6u);
@@ -70,7 +72,7 @@ TEST(Trace, GeneratedTraceIssuesEveryInstructionLine) {
 
 TEST(Trace, HandwrittenTraceWithGlobalAccessesCompletes) {
   RunRequest req = trace_request(kTraces + "handwritten/kernelslist.g");
-  req.overrides = {"gpu.num_sms=1"};
+  req.overrides.push_back("gpu.num_sms=1");
   auto r = run_simulation(req);
   EXPECT_TRUE(r["completed"].get<bool>());
   EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 20u);
@@ -126,7 +128,7 @@ TEST(Trace, KernelListRunsKernelsOneAfterAnother) {
   fs::copy_file(kTraces + "cycles/kernel-1.traceg", dir / "kernel-1.traceg", fs::copy_options::overwrite_existing);
   std::ofstream(dir / "kernelslist.g") << "MemcpyHtoD,0x00007f0000010000,4096\nkernel-1.traceg\nkernel-1.traceg\n";
   RunRequest req = trace_request((dir / "kernelslist.g").string());
-  req.overrides = {"gpu.num_sms=1"};
+  req.overrides.push_back("gpu.num_sms=1");
   auto r = run_simulation(req);
   ASSERT_EQ(r["kernels"].size(), 2u);
   // Kernel 1 ends after cycle 101; kernel 2 is launched at cycle 102 and, as

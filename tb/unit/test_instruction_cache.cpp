@@ -131,8 +131,8 @@ TEST(InstructionCacheConfig, BadValuesNameTheFileAndTheKey) {
   EXPECT_NE(swap.find("dram.swap_base"), std::string::npos) << swap;
   EXPECT_NE(swap.find("0x1000000000000"), std::string::npos) << swap;
   // Without an instruction cache the other icache keys are not checked
-  // against each other (the shipped configs leave them at their defaults).
-  EXPECT_EQ(config_error({"icache.line_bytes=96"}), "");
+  // against each other.
+  EXPECT_EQ(config_error({"icache.size_bytes=0", "icache.line_bytes=96"}), "");
   EXPECT_EQ(config_error({"icache.size_bytes=4096"}), "");
 }
 

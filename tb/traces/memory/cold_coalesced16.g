@@ -1,0 +1,1 @@
+cold_coalesced16.traceg

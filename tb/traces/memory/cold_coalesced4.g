@@ -1,0 +1,1 @@
+cold_coalesced4.traceg

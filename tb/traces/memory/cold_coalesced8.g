@@ -1,0 +1,1 @@
+cold_coalesced8.traceg

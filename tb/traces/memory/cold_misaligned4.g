@@ -1,0 +1,1 @@
+cold_misaligned4.traceg

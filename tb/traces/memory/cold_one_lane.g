@@ -1,0 +1,1 @@
+cold_one_lane.traceg

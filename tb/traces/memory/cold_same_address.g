@@ -1,0 +1,1 @@
+cold_same_address.traceg

@@ -1,0 +1,1 @@
+cold_scattered.traceg

@@ -1,0 +1,1 @@
+cold_stride2.traceg

@@ -1,0 +1,1 @@
+cold_stride32.traceg

@@ -1,0 +1,1 @@
+cold_stride4.traceg

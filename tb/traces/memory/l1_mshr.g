@@ -1,0 +1,2 @@
+l1_mshr-1.traceg
+l1_mshr-2.traceg

@@ -1,0 +1,1 @@
+row_alternate.traceg

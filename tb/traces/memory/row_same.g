@@ -1,0 +1,1 @@
+row_same.traceg

@@ -1,0 +1,1 @@
+warm_coalesced8.traceg

@@ -1,0 +1,1 @@
+warm_misaligned4.traceg

@@ -1,0 +1,1 @@
+warm_one_lane.traceg

@@ -1,0 +1,1 @@
+warm_same_address.traceg

@@ -1,0 +1,1 @@
+warm_scattered.traceg

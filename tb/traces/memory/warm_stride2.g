@@ -1,0 +1,1 @@
+warm_stride2.traceg

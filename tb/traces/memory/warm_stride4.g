@@ -1,0 +1,1 @@
+warm_stride4.traceg
