@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "hw/top/simulation.hpp"
+#include "tb/common/without_gtx480_limits.hpp"
 
 namespace smshare {
 namespace {
@@ -144,7 +145,9 @@ TEST_P(PipelineMicrobenchmark, TakesTheHandDerivedCycles) {
   RunRequest req;
   req.config = "fermi-gtx480";
   req.trace = kTraces + c.trace + "/kernelslist.g";
-  req.overrides = {"gpu.num_sms=1", std::string("sm.pipeline_registers=") + (c.pipeline_registers ? "true" : "false")};
+  // The hand derivations assume no instruction-cache misses and no memory limits.
+  req.overrides = tb::without_gtx480_limits(
+      {"gpu.num_sms=1", std::string("sm.pipeline_registers=") + (c.pipeline_registers ? "true" : "false")});
   req.overrides.insert(req.overrides.end(), c.overrides.begin(), c.overrides.end());
   auto r = run_simulation(req);
   EXPECT_EQ(r["cycles"].get<uint64_t>(), c.cycles);
