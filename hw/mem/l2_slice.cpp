@@ -2,14 +2,6 @@
 
 namespace smshare {
 
-namespace {
-uint64_t next_pow2(uint64_t v) {
-  uint64_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
-}  // namespace
-
 L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_ps, DramChannelTiming& dram)
     : tags_(spec.size_bytes / partitions, spec.line_bytes, spec.ways, spec.sector_bytes),
       dram_(dram),
@@ -18,28 +10,20 @@ L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_p
       sector_chunks_(tags_.sector_bytes() / ChunkMask::kChunkBytes),
       sectors_per_line_(spec.line_bytes / tags_.sector_bytes()),
       hit_latency_ps_(uint64_t(spec.hit_latency) * core_period_ps),
-      // As many entries as sectors in the slice: fills in flight at once are
-      // far fewer, so two of them rarely share an entry.
-      fills_(next_pow2(uint64_t(tags_.sets()) * spec.ways * sectors_per_line_)),
-      fill_mask_(fills_.size() - 1) {}
+      fill_ready_ps_(size_t(tags_.entries()) * sectors_per_line_, 0) {}
 
-uint64_t L2Slice::pending_fill(uint64_t line, ChunkMask sectors, uint64_t after_ps) const {
+uint64_t L2Slice::pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps) const {
   uint64_t latest = 0;
-  for (uint32_t s = 0; s < sectors_per_line_; ++s) {
-    if (!sectors.test(s * sector_chunks_)) continue;
-    const uint64_t sector = line * sectors_per_line_ + s;
-    const Fill& fill = fills_[sector & fill_mask_];
-    if (fill.sector == sector && fill.ready_ps > after_ps && fill.ready_ps > latest) latest = fill.ready_ps;
-  }
+  const uint64_t* fill = &fill_ready_ps_[size_t(entry) * sectors_per_line_];
+  for (uint32_t s = 0; s < sectors_per_line_; ++s)
+    if (sectors.test(s * sector_chunks_) && fill[s] > after_ps && fill[s] > latest) latest = fill[s];
   return latest;
 }
 
-void L2Slice::record_fill(uint64_t line, ChunkMask sectors, uint64_t ready_ps) {
-  for (uint32_t s = 0; s < sectors_per_line_; ++s) {
-    if (!sectors.test(s * sector_chunks_)) continue;
-    const uint64_t sector = line * sectors_per_line_ + s;
-    fills_[sector & fill_mask_] = {sector, ready_ps};
-  }
+void L2Slice::record_fill(uint32_t entry, ChunkMask sectors, uint64_t ready_ps) {
+  uint64_t* fill = &fill_ready_ps_[size_t(entry) * sectors_per_line_];
+  for (uint32_t s = 0; s < sectors_per_line_; ++s)
+    if (sectors.test(s * sector_chunks_)) fill[s] = ready_ps;
 }
 
 uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write) {
@@ -57,7 +41,8 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
   const uint64_t start = port_.reserve(arrival, needed.bytes()).start;
   const uint64_t lookup_done = start + hit_latency_ps_;
   const CacheTags::Result r = tags_.access(local_addr, chunks, /*allocate=*/true, /*dirty=*/is_write);
-  const uint64_t line = tags_.line_of(local_addr);
+  // A line allocated over a victim inherits none of the victim's fills.
+  if (r.allocated) record_fill(r.entry, tags_.line_mask(), 0);
   uint64_t ready = lookup_done;
   if (r.sector_miss) ++counters_.sector_misses;
 
@@ -65,7 +50,7 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
     if (r.hit) ++counters_.write_hits; else ++counters_.write_misses;
   } else {
     // Sectors already here may still be on their way from DRAM.
-    const uint64_t pending = pending_fill(line, needed.minus(r.missing), lookup_done);
+    const uint64_t pending = pending_fill(r.entry, needed.minus(r.missing), lookup_done);
     if (r.hit) {
       ++counters_.read_hits;
       if (pending) {
@@ -76,7 +61,7 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
       ++counters_.read_misses;
       ready = dram_.access(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes());
       mshrs_.hold(start, ready);
-      record_fill(line, r.missing, ready);
+      record_fill(r.entry, r.missing, ready);
       if (pending > ready) ready = pending;
     }
   }

@@ -25,7 +25,9 @@
 //               not wait for it
 //
 // A read whose needed sectors include some still being filled waits for
-// those fills (MSHR merge): fill times are kept per sector in a small table.
+// those fills (MSHR merge): each tag entry keeps its sectors' fill times, so
+// two lines in flight never share a record, and a line allocated over a
+// victim starts with none.
 //
 // MSHRs (l2.mshr_entries, 0: unlimited): each read miss holds one from its
 // lookup until DRAM returns its sectors. A read miss that finds all of them
@@ -86,13 +88,11 @@ class L2Slice {
   bool miss_can_stall() const { return mshrs_.limited() || dram_.queue_limited(); }
 
  private:
-  struct Fill {
-    uint64_t sector = ~uint64_t(0);  // local address / sector bytes
-    uint64_t ready_ps = 0;
-  };
-  // The latest fill still due after `after_ps` among `sectors` of `line`, or 0.
-  uint64_t pending_fill(uint64_t line, ChunkMask sectors, uint64_t after_ps) const;
-  void record_fill(uint64_t line, ChunkMask sectors, uint64_t ready_ps);
+  // The latest fill still due after `after_ps` among `sectors` of the line
+  // in tag entry `entry`, or 0.
+  uint64_t pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps) const;
+  // Sets the fill time of `sectors` of tag entry `entry` (0: none pending).
+  void record_fill(uint32_t entry, ChunkMask sectors, uint64_t ready_ps);
 
   CacheTags tags_;
   DramChannelTiming& dram_;
@@ -101,8 +101,9 @@ class L2Slice {
   uint32_t sector_chunks_;     // chunks per sector (the line's when not sectored)
   uint32_t sectors_per_line_;
   uint64_t hit_latency_ps_;
-  std::vector<Fill> fills_;  // power-of-two size, indexed by sector number
-  uint64_t fill_mask_;
+  // When each sector's fill is back, per tag entry: fill_ready_ps_[entry *
+  // sectors_per_line_ + sector] (0: no fill recorded).
+  std::vector<uint64_t> fill_ready_ps_;
   L2Counters counters_;
 };
 
