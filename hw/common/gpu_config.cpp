@@ -25,6 +25,11 @@ const std::vector<std::string>& scheduler_policy_names() {
   return names;
 }
 
+const std::vector<std::string>& dram_scheduler_names() {
+  static const std::vector<std::string> names = {"fcfs", "frfcfs"};  // in DramScheduler's order
+  return names;
+}
+
 uint64_t GpuSpec::core_period_ps() const {
   return static_cast<uint64_t>(std::llround(1e6 / core_clock_mhz));
 }
@@ -130,6 +135,23 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("dram.queue_depth", &s.dram.queue_depth, 0, 65536,
              "requests a channel's queue holds until their bank takes them (0 = unlimited); a full queue "
              "holds the L2 slice's read misses at its input");
+  {
+    const std::vector<std::string>& names = dram_scheduler_names();
+    DramScheduler* target = &s.dram.scheduler;
+    t.add_custom(
+        "dram.scheduler", "one of: " + names[0] + ", " + names[1],
+        [target, &names](const std::string& text) -> std::string {
+          for (size_t i = 0; i < names.size(); ++i)
+            if (text == names[i]) {
+              *target = static_cast<DramScheduler>(i);
+              return "";
+            }
+          return "value '" + text + "' is not one of: " + names[0] + ", " + names[1];
+        },
+        [target, &names] { return names[static_cast<size_t>(*target)]; },
+        "order in which a channel's banks serve waiting requests: fcfs (arrival order) or frfcfs (per bank the "
+        "oldest request to the open row first, else the oldest; GPGPU-Sim's dram_sched.cc)");
+  }
   t.add_uint("dram.interleave_bytes", &s.dram.interleave_bytes, 32, 1u << 20,
              "bytes mapped to one channel before moving to the next");
   t.add_uint64("dram.swap_base", &s.dram.swap_base, 0, UINT64_MAX, "start of the reserved swap region");
@@ -192,6 +214,10 @@ void validate(const GpuSpec& s, const std::string& origin) {
     throw input_error(origin, "dram.interleave_bytes", "must be a multiple of l2.line_bytes");
   if (s.dram.row_bytes % s.l2.line_bytes != 0)
     throw input_error(origin, "dram.row_bytes", "must be a multiple of l2.line_bytes");
+  if (s.dram.scheduler == DramScheduler::Frfcfs && s.l2.mshr_entries != 0)
+    throw input_error(origin, "l2.mshr_entries",
+                      "must be 0 with dram.scheduler: frfcfs (an L2 MSHR is released by the DRAM's answer, which "
+                      "FR-FCFS decides after the miss is booked; the two are not modelled together yet)");
 }
 
 std::string config_root() {

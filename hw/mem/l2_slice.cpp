@@ -1,5 +1,8 @@
 #include "hw/mem/l2_slice.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace smshare {
 
 L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_ps, DramChannelTiming& dram)
@@ -10,23 +13,52 @@ L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_p
       sector_chunks_(tags_.sector_bytes() / ChunkMask::kChunkBytes),
       sectors_per_line_(spec.line_bytes / tags_.sector_bytes()),
       hit_latency_ps_(uint64_t(spec.hit_latency) * core_period_ps),
-      fill_ready_ps_(size_t(tags_.entries()) * sectors_per_line_, 0) {}
+      fills_(size_t(tags_.entries()) * sectors_per_line_) {}
 
-uint64_t L2Slice::pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps) const {
+uint64_t L2Slice::pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps,
+                               std::vector<uint32_t>* waits) const {
   uint64_t latest = 0;
-  const uint64_t* fill = &fill_ready_ps_[size_t(entry) * sectors_per_line_];
-  for (uint32_t s = 0; s < sectors_per_line_; ++s)
-    if (sectors.test(s * sector_chunks_) && fill[s] > after_ps && fill[s] > latest) latest = fill[s];
+  const SectorFill* fill = &fills_[size_t(entry) * sectors_per_line_];
+  for (uint32_t s = 0; s < sectors_per_line_; ++s) {
+    if (!sectors.test(s * sector_chunks_)) continue;
+    if (fill[s].fill != kNoFill) {
+      // Undecided (only under FR-FCFS, where `waits` is given): wait for it, once.
+      if (waits && std::find(waits->begin(), waits->end(), fill[s].fill) == waits->end())
+        waits->push_back(fill[s].fill);
+    } else if (fill[s].ready_ps > after_ps && fill[s].ready_ps > latest) {
+      latest = fill[s].ready_ps;
+    }
+  }
   return latest;
 }
 
-void L2Slice::record_fill(uint32_t entry, ChunkMask sectors, uint64_t ready_ps) {
-  uint64_t* fill = &fill_ready_ps_[size_t(entry) * sectors_per_line_];
+void L2Slice::record_fill(uint32_t entry, ChunkMask sectors, SectorFill f) {
+  SectorFill* fill = &fills_[size_t(entry) * sectors_per_line_];
   for (uint32_t s = 0; s < sectors_per_line_; ++s)
-    if (sectors.test(s * sector_chunks_)) fill[s] = ready_ps;
+    if (sectors.test(s * sector_chunks_)) fill[s] = f;
+}
+
+void L2Slice::fill_returned(uint32_t id, uint64_t done_ps) {
+  const FillSite site = fill_sites_[id];
+  SectorFill* fill = &fills_[size_t(site.entry) * sectors_per_line_];
+  // Sectors whose entry was since given to another line no longer name it.
+  for (uint32_t s = 0; s < sectors_per_line_; ++s)
+    if (site.sectors.test(s * sector_chunks_) && fill[s].fill == id) fill[s] = {done_ps, kNoFill};
 }
 
 uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write) {
+  // Under FR-FCFS only writes come here: they never wait for DRAM.
+  if (dram_.frfcfs() && !is_write) throw std::logic_error("L2Slice::access: a read under FR-FCFS needs access_queued");
+  return book(t_ps, local_addr, chunks, is_write, kNoFill, nullptr);
+}
+
+uint64_t L2Slice::access_queued(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write,
+                                uint32_t new_fill, std::vector<uint32_t>& waits) {
+  return book(t_ps, local_addr, chunks, is_write, new_fill, &waits);
+}
+
+uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
+                       std::vector<uint32_t>* waits) {
   const ChunkMask needed = tags_.sectors_of(chunks);
   uint64_t arrival = t_ps;
   if (!is_write && miss_can_stall() && tags_.missing(local_addr, chunks).any()) {
@@ -42,7 +74,7 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
   const uint64_t lookup_done = start + hit_latency_ps_;
   const CacheTags::Result r = tags_.access(local_addr, chunks, /*allocate=*/true, /*dirty=*/is_write);
   // A line allocated over a victim inherits none of the victim's fills.
-  if (r.allocated) record_fill(r.entry, tags_.line_mask(), 0);
+  if (r.allocated) record_fill(r.entry, tags_.line_mask(), SectorFill{});
   uint64_t ready = lookup_done;
   if (r.sector_miss) ++counters_.sector_misses;
 
@@ -50,24 +82,34 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
     if (r.hit) ++counters_.write_hits; else ++counters_.write_misses;
   } else {
     // Sectors already here may still be on their way from DRAM.
-    const uint64_t pending = pending_fill(r.entry, needed.minus(r.missing), lookup_done);
+    const size_t undecided_before = waits ? waits->size() : 0;
+    const uint64_t pending = pending_fill(r.entry, needed.minus(r.missing), lookup_done, waits);
+    if (pending > ready) ready = pending;
     if (r.hit) {
       ++counters_.read_hits;
-      if (pending) {
-        ready = pending;
-        ++counters_.pending_hits;
-      }
+      if (pending || (waits && waits->size() > undecided_before)) ++counters_.pending_hits;
+    } else if (dram_.frfcfs()) {
+      // FR-FCFS: the channel decides the fill's time later.
+      ++counters_.read_misses;
+      dram_.enqueue(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes(), new_fill);
+      if (fill_sites_.size() <= new_fill) fill_sites_.resize(size_t(new_fill) + 1);
+      fill_sites_[new_fill] = {r.entry, r.missing};
+      record_fill(r.entry, r.missing, SectorFill{0, new_fill});
+      waits->push_back(new_fill);
     } else {
       ++counters_.read_misses;
-      ready = dram_.access(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes());
-      mshrs_.hold(start, ready);
-      record_fill(r.entry, r.missing, ready);
-      if (pending > ready) ready = pending;
+      const uint64_t fill = dram_.access(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes());
+      mshrs_.hold(start, fill);
+      record_fill(r.entry, r.missing, SectorFill{fill, kNoFill});
+      if (fill > ready) ready = fill;
     }
   }
   if (r.evicted_dirty) {
-    // Booked after the demand read, so it never delays the requester.
-    dram_.access(lookup_done, r.victim_line, /*is_write=*/true, r.victim_dirty.bytes());
+    // Booked (queued) after the demand read, so it never delays the requester.
+    if (dram_.frfcfs())
+      dram_.enqueue(lookup_done, r.victim_line, /*is_write=*/true, r.victim_dirty.bytes(), kNoFill);
+    else
+      dram_.access(lookup_done, r.victim_line, /*is_write=*/true, r.victim_dirty.bytes());
     ++counters_.writebacks;
   }
   return ready;

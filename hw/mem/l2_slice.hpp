@@ -29,6 +29,12 @@
 // two lines in flight never share a record, and a line allocated over a
 // victim starts with none.
 //
+// Under dram.scheduler: frfcfs the channel decides a miss's data time later
+// (dram_channel.hpp): a read miss is queued under a fill id the owner
+// chooses (access_queued), its sectors' fill is "undecided" until
+// fill_returned(), and a read needing sectors whose fill is undecided
+// returns the fill ids it waits for besides the time known now.
+//
 // MSHRs (l2.mshr_entries, 0: unlimited): each read miss holds one from its
 // lookup until DRAM returns its sectors. A read miss that finds all of them
 // held stays at the head of the slice's input until the first is released
@@ -80,19 +86,37 @@ class L2Slice {
     return access(t_ps, local_addr, tags_.line_mask(), is_write);
   }
 
+  // dram.scheduler: frfcfs. As access(), but a read miss is queued in the
+  // channel under the owner's id `new_fill` (its sectors' fill undecided
+  // until fill_returned(new_fill, ...)). Returns the time known now; the
+  // response also waits for every fill appended to `waits` (`new_fill` when
+  // it missed, and other undecided fills of sectors it needs).
+  uint64_t access_queued(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
+                         std::vector<uint32_t>& waits);
+  // The channel served fill `fill`: its sectors are back at `done_ps`.
+  void fill_returned(uint32_t fill, uint64_t done_ps);
+  static constexpr uint32_t kNoFill = ~0u;  // a write-back's token: nobody waits for it
+
   const L2Counters& counters() const { return counters_; }
   const CacheTags& tags() const { return tags_; }
   uint64_t hit_latency_ps() const { return hit_latency_ps_; }
   uint64_t port_busy_ps() const { return port_.busy_ps(); }
-  // Whether a read miss can stall the input (l2.mshr_entries or dram.queue_depth set).
+  // Whether a read miss can stall the input (l2.mshr_entries or dram.queue_depth
+  // set; under FR-FCFS a full DRAM queue holds its requests at its own door).
   bool miss_can_stall() const { return mshrs_.limited() || dram_.queue_limited(); }
 
  private:
+  struct SectorFill {
+    uint64_t ready_ps = 0;     // when the fill is back (0: none recorded)
+    uint32_t fill = kNoFill;   // FR-FCFS: the undecided fill's id (then ready_ps is unknown)
+  };
+  uint64_t book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
+                std::vector<uint32_t>* waits);
   // The latest fill still due after `after_ps` among `sectors` of the line
-  // in tag entry `entry`, or 0.
-  uint64_t pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps) const;
-  // Sets the fill time of `sectors` of tag entry `entry` (0: none pending).
-  void record_fill(uint32_t entry, ChunkMask sectors, uint64_t ready_ps);
+  // in tag entry `entry`, or 0; undecided fills among them go to `waits`.
+  uint64_t pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps, std::vector<uint32_t>* waits) const;
+  // Sets the fill of `sectors` of tag entry `entry` ({0, kNoFill}: none pending).
+  void record_fill(uint32_t entry, ChunkMask sectors, SectorFill fill);
 
   CacheTags tags_;
   DramChannelTiming& dram_;
@@ -101,9 +125,14 @@ class L2Slice {
   uint32_t sector_chunks_;     // chunks per sector (the line's when not sectored)
   uint32_t sectors_per_line_;
   uint64_t hit_latency_ps_;
-  // When each sector's fill is back, per tag entry: fill_ready_ps_[entry *
-  // sectors_per_line_ + sector] (0: no fill recorded).
-  std::vector<uint64_t> fill_ready_ps_;
+  // Each sector's fill, per tag entry: fills_[entry * sectors_per_line_ + sector].
+  std::vector<SectorFill> fills_;
+  // FR-FCFS: where each undecided fill goes (tag entry and sectors), by fill id.
+  struct FillSite {
+    uint32_t entry;
+    ChunkMask sectors;
+  };
+  std::vector<FillSite> fill_sites_;
   L2Counters counters_;
 };
 

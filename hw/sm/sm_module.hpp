@@ -55,11 +55,17 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   void trace(Waveform& wave);
 
   // Runs cycle `cycle` (the current simulation time) and returns the next
-  // cycle the SM needs, or SmCore::kNever when it has no work left.
+  // cycle the SM needs, SmCore::kNever when it has no work left, or
+  // SmCore::kAwaitMemory when only a deferred response can wake it.
   uint64_t tick(uint64_t cycle);
 
+  // The memory system's answer to a deferred read (dram.scheduler: frfcfs):
+  // the read named `token` is entirely back at `done_ps`. Returns the cycle
+  // from which the SM must be ticked (the first at or after `done_ps`).
+  uint64_t memory_response(uint64_t token, uint64_t done_ps);
+
  private:
-  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) override;
+  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) override;
   // The child modules of the core's structures (in the constructor).
   void add_structures();
 
