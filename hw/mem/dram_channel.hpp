@@ -94,7 +94,8 @@ class DramChannelTiming {
   const FrfcfsQueue& frfcfs_queue() const { return queue_; }
 
   // Requests booked whose data is not yet off the bus at `now_ps` (a binary
-  // search: completion times are kept in increasing order).
+  // search: completion times are kept in increasing order), and under
+  // FR-FCFS those not yet taken by their bank.
   uint32_t queue_depth(uint64_t now_ps) const;
   // Forgets requests returned by `now_ps`, keeping the record small; call
   // with the current simulation time (queue_depth before it is then unknown).

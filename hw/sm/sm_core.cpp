@@ -390,19 +390,13 @@ void SmCore::ldst_step() {
       // instruction, until one is released (the LDST unit stalls).
       const uint64_t accept = l1d_.accept_cycle(line, sectors, now_);
       if (accept > now_) {
-        const uint64_t from = ldst_.mshr_stall_from != kNever ? ldst_.mshr_stall_from : now_;
-        ldst_.mshr_wait_until = accept;
-        if (accept == SlotPool::kUndecided) {
-          ldst_.mshr_stall_from = from;  // counted when the release is known
-          return;
-        }
-        stats_.l1_mshr_stall_cycles += accept - from;
-        ldst_.mshr_stall_from = kNever;
-        note_wake(accept);
+        // The stall is counted when it ends (a deferred fill's decision can end it sooner than known now).
+        if (ldst_.mshr_stall_from == kNever) ldst_.mshr_stall_from = now_;
+        ldst_.mshr_wait_until = accept;  // kNever (SlotPool::kUndecided): until a deferred fill is decided
+        if (accept != SlotPool::kUndecided) note_wake(accept);
         return;
       }
       if (ldst_.mshr_stall_from != kNever) {
-        // The stall's end became known with a deferred fill: it ends now.
         stats_.l1_mshr_stall_cycles += now_ - ldst_.mshr_stall_from;
         ldst_.mshr_stall_from = kNever;
       }
@@ -485,8 +479,8 @@ uint64_t SmCore::memory_response(uint64_t token, uint64_t cycle) {
     for (const FillWaitTicket& t : r.fetches) fill_waits_.push({cycle, t.seq, t.warp});
   } else {
     l1d_.fill_decided(r.line, r.sectors, static_cast<uint32_t>(token), cycle);
-    // An LDST unit waiting for an MSHR looks again: this release may be the first.
-    if (ldst_.mshr_wait_until == kNever) ldst_.mshr_wait_until = 0;
+    // An LDST unit waiting for an MSHR looks again when this one is released: it may be the first.
+    if (ldst_.mshr_wait_until > cycle) ldst_.mshr_wait_until = cycle;
   }
   for (uint32_t id : r.loads) {
     DeferredLoad& load = deferred_loads_[id];

@@ -311,7 +311,7 @@ class SmCore {
     size_t next_line = 0;
     uint64_t data_ready = 0;
     uint64_t mshr_wait_until = 0;  // the next line's miss waits for an L1 MSHR until this cycle (kNever: a decision)
-    uint64_t mshr_stall_from = kNever;  // FR-FCFS: first cycle of an MSHR stall whose end was not yet known
+    uint64_t mshr_stall_from = kNever;  // first cycle of the MSHR stall in progress (kNever: none)
     std::vector<uint32_t> undecided;    // FR-FCFS: deferred reads the load waits for
   } ldst_;
 

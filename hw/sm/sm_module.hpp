@@ -22,6 +22,7 @@
 
 #include "hw/common/structure_module.hpp"
 #include "hw/common/waveform.hpp"
+#include "hw/mem/deferred_response_extension.hpp"
 #include "hw/sm/mechanism_module.hpp"
 #include "hw/sm/sm_core.hpp"
 
@@ -74,6 +75,7 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   std::unique_ptr<SmCore> core_;
   std::vector<std::unique_ptr<MechanismStructureModule>> mechanism_modules_;
   tlm::tlm_generic_payload payload_;
+  DeferredResponseExtension* deferral_;  // payload_'s, kept at hand
   std::vector<std::unique_ptr<StructureModule>> structures_;
 };
 
