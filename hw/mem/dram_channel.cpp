@@ -85,7 +85,9 @@ void DramChannelTiming::enqueue(uint64_t sent_ps, uint64_t local_addr, bool is_w
   r.is_write = is_write;
   r.token = token;
   queue_.add(r);
-  next_known_ = false;
+  // The next decision stays the same unless this request's bank could now take one no later.
+  const uint64_t t = queue_.next_take_ps(r.bank, banks_[r.bank].next_cmd_ps);
+  if (!(next_known_ && next_found_ && t > next_take_ps_)) next_known_ = false;
 }
 
 bool DramChannelTiming::next_bank(uint32_t& bank, uint64_t& take_ps) const {
@@ -93,17 +95,28 @@ bool DramChannelTiming::next_bank(uint32_t& bank, uint64_t& take_ps) const {
     // The bank that takes a request first; banks taking at the same time go
     // by the age of what they take.
     next_found_ = false;
+    bool best_seq_known = false;
     uint64_t best_seq = 0;
     for (uint32_t i = 0; i < banks_.size(); ++i) {
       const Bank& b = banks_[i];
       const uint64_t t = queue_.next_take_ps(i, b.next_cmd_ps);
       if (t == FrfcfsQueue::kNone || (next_found_ && t > next_take_ps_)) continue;
-      const uint64_t seq = queue_.next_seq(i, t, b.open, b.open_row);
-      if (next_found_ && t == next_take_ps_ && seq > best_seq) continue;
+      if (next_found_ && t == next_take_ps_) {
+        // A tie: the age of the requests the two banks would take decides (computed only for ties).
+        if (!best_seq_known) {
+          const Bank& best = banks_[next_bank_];
+          best_seq = queue_.next_seq(next_bank_, t, best.open, best.open_row);
+          best_seq_known = true;
+        }
+        const uint64_t seq = queue_.next_seq(i, t, b.open, b.open_row);
+        if (seq > best_seq) continue;
+        best_seq = seq;
+      } else {
+        best_seq_known = false;
+      }
       next_found_ = true;
       next_bank_ = i;
       next_take_ps_ = t;
-      best_seq = seq;
     }
     next_known_ = true;
   }
