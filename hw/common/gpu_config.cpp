@@ -214,10 +214,6 @@ void validate(const GpuSpec& s, const std::string& origin) {
     throw input_error(origin, "dram.interleave_bytes", "must be a multiple of l2.line_bytes");
   if (s.dram.row_bytes % s.l2.line_bytes != 0)
     throw input_error(origin, "dram.row_bytes", "must be a multiple of l2.line_bytes");
-  if (s.dram.scheduler == DramScheduler::Frfcfs && s.l2.mshr_entries != 0)
-    throw input_error(origin, "l2.mshr_entries",
-                      "must be 0 with dram.scheduler: frfcfs (an L2 MSHR is released by the DRAM's answer, which "
-                      "FR-FCFS decides after the miss is booked; the two are not modelled together yet)");
 }
 
 std::string config_root() {

@@ -44,6 +44,18 @@ void L2Slice::fill_returned(uint32_t id, uint64_t done_ps) {
   // Sectors whose entry was since given to another line no longer name it.
   for (uint32_t s = 0; s < sectors_per_line_; ++s)
     if (site.sectors.test(s * sector_chunks_) && fill[s].fill == id) fill[s] = {done_ps, kNoFill};
+  mshrs_.decide(done_ps);
+}
+
+void L2Slice::drain_input(std::vector<Drained>& out) {
+  while (!input_.empty()) {
+    const Held& h = input_.front();
+    Drained d{h.response, h.new_fill, 0, {}};
+    d.ready_ps = book(h.t_ps, h.local_addr, h.chunks, h.is_write, h.new_fill, &d.waits);
+    if (d.ready_ps == kHeld) return;  // its MSHR's release is still undecided
+    input_.pop_front();
+    out.push_back(std::move(d));
+  }
 }
 
 uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write) {
@@ -53,8 +65,11 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
 }
 
 uint64_t L2Slice::access_queued(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write,
-                                uint32_t new_fill, std::vector<uint32_t>& waits) {
-  return book(t_ps, local_addr, chunks, is_write, new_fill, &waits);
+                                uint32_t new_fill, std::vector<uint32_t>& waits, uint32_t response) {
+  // Behind a held miss everything waits (the input is a queue).
+  const uint64_t ready = input_.empty() ? book(t_ps, local_addr, chunks, is_write, new_fill, &waits) : kHeld;
+  if (ready == kHeld) input_.push_back({t_ps, local_addr, chunks, is_write, new_fill, response});
+  return ready;
 }
 
 uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
@@ -67,6 +82,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
     // when it is sent, hit_latency later.
     const uint64_t at_tags = t_ps > port_.next_free_ps() ? t_ps : port_.next_free_ps();
     arrival = mshrs_.free_at(at_tags);
+    if (arrival == SlotPool::kUndecided) return kHeld;  // FR-FCFS: no MSHR's release is decided yet
     arrival = dram_.accept_at(arrival + hit_latency_ps_) - hit_latency_ps_;
     counters_.miss_stall_ps += arrival - at_tags;
   }
@@ -95,6 +111,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
       if (fill_sites_.size() <= new_fill) fill_sites_.resize(size_t(new_fill) + 1);
       fill_sites_[new_fill] = {r.entry, r.missing};
       record_fill(r.entry, r.missing, SectorFill{0, new_fill});
+      mshrs_.hold_undecided();  // until fill_returned()
       waits->push_back(new_fill);
     } else {
       ++counters_.read_misses;

@@ -35,6 +35,12 @@
 // fill_returned(), and a read needing sectors whose fill is undecided
 // returns the fill ids it waits for besides the time known now.
 //
+// Under FR-FCFS a read miss holds its MSHR until its fill is decided and
+// back; a read miss that finds every MSHR held while none of their releases
+// is decided yet is held at the slice's input with everything that arrives
+// behind it (access_queued answers kHeld) until a fill_returned() lets it
+// go: drain_input() books them then, in order, as a stalled input would.
+//
 // MSHRs (l2.mshr_entries, 0: unlimited): each read miss holds one from its
 // lookup until DRAM returns its sectors. A read miss that finds all of them
 // held stays at the head of the slice's input until the first is released
@@ -50,6 +56,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "hw/common/cache_tags.hpp"
@@ -91,11 +98,24 @@ class L2Slice {
   // until fill_returned(new_fill, ...)). Returns the time known now; the
   // response also waits for every fill appended to `waits` (`new_fill` when
   // it missed, and other undecided fills of sectors it needs).
+  // kHeld: held at the input (see above) under the owner's `response` id,
+  // booked later by drain_input().
   uint64_t access_queued(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
-                         std::vector<uint32_t>& waits);
-  // The channel served fill `fill`: its sectors are back at `done_ps`.
+                         std::vector<uint32_t>& waits, uint32_t response);
+  // The channel served fill `fill`: its sectors are back at `done_ps` (and its MSHR free then).
   void fill_returned(uint32_t fill, uint64_t done_ps);
+  // An access held at the input, now booked: as access_queued()'s answer.
+  struct Drained {
+    uint32_t response;
+    uint32_t new_fill;
+    uint64_t ready_ps;
+    std::vector<uint32_t> waits;
+  };
+  // Books, in arrival order, the accesses held at the input that can go
+  // now (after a fill_returned()), appending them to `out`.
+  void drain_input(std::vector<Drained>& out);
   static constexpr uint32_t kNoFill = ~0u;  // a write-back's token: nobody waits for it
+  static constexpr uint64_t kHeld = ~0ull;
 
   const L2Counters& counters() const { return counters_; }
   const CacheTags& tags() const { return tags_; }
@@ -110,8 +130,19 @@ class L2Slice {
     uint64_t ready_ps = 0;     // when the fill is back (0: none recorded)
     uint32_t fill = kNoFill;   // FR-FCFS: the undecided fill's id (then ready_ps is unknown)
   };
+  // Books an access, or answers kHeld (nothing booked) when it is a read
+  // miss under FR-FCFS that finds every MSHR held with no release decided.
   uint64_t book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
                 std::vector<uint32_t>* waits);
+  struct Held {
+    uint64_t t_ps;
+    uint64_t local_addr;
+    ChunkMask chunks;
+    bool is_write;
+    uint32_t new_fill;
+    uint32_t response;
+  };
+  std::deque<Held> input_;  // FR-FCFS: held at the input behind a miss waiting for an MSHR
   // The latest fill still due after `after_ps` among `sectors` of the line
   // in tag entry `entry`, or 0; undecided fills among them go to `waits`.
   uint64_t pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps, std::vector<uint32_t>* waits) const;

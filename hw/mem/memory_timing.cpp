@@ -49,42 +49,73 @@ MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
   const uint64_t local = map_.local(req.addr);
   dram_[p]->retire(req.now_ps);  // keeps the record of in-flight requests small
   if (req.is_write) {
-    const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, req.bytes);
-    const uint64_t ack = l2_[p]->access(at_l2, local, chunks, true);
-    done_ps = icnt_.to_sm(p, req.sm, ack, 0);
     if (swap) ++swap_writes_;
+    const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, req.bytes);
+    uint64_t ack;
+    if (frfcfs_) {
+      waits_.clear();
+      ack = l2_[p]->access_queued(at_l2, local, chunks, true, L2Slice::kNoFill, waits_, kNoResponse);
+      // Held at the L2's input: its acknowledgement has no time yet, and
+      // none will be sent (the SMs do not wait for write acks).
+      if (ack == L2Slice::kHeld) {
+        done_ps = kDeferred;
+        return MemStatus::ok;
+      }
+    } else {
+      ack = l2_[p]->access(at_l2, local, chunks, true);
+    }
+    done_ps = icnt_.to_sm(p, req.sm, ack, 0);
   } else if (!frfcfs_) {
     const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, 0);
     const uint64_t data = l2_[p]->access(at_l2, local, chunks, false);
     done_ps = icnt_.to_sm(p, req.sm, data, req.bytes);
     if (swap) ++swap_reads_;
   } else {
+    if (swap) ++swap_reads_;
     const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, 0);
     const uint32_t fill = new_fill_id();
+    // The response's record, taken only if it has to wait.
+    const uint32_t r = free_responses_.empty() ? static_cast<uint32_t>(responses_.size()) : free_responses_.back();
     waits_.clear();
-    const uint64_t data = l2_[p]->access_queued(at_l2, local, chunks, false, fill, waits_);
-    if (swap) ++swap_reads_;
-    if (std::find(waits_.begin(), waits_.end(), fill) != waits_.end())
-      fills_[fill].partition = p;  // a miss: queued in channel p under `fill`
-    else
+    const uint64_t data = l2_[p]->access_queued(at_l2, local, chunks, false, fill, waits_, r);
+    if (data != L2Slice::kHeld && waits_.empty()) {
       free_fills_.push_back(fill);
-    if (waits_.empty()) {
       done_ps = icnt_.to_sm(p, req.sm, data, req.bytes);
       return MemStatus::ok;
     }
-    uint32_t r;
-    if (free_responses_.empty()) {
-      r = static_cast<uint32_t>(responses_.size());
-      responses_.emplace_back();
-    } else {
-      r = free_responses_.back();
-      free_responses_.pop_back();
-    }
-    responses_[r] = {req.sm, p, req.bytes, static_cast<uint32_t>(waits_.size()), req.token, data};
-    for (uint32_t f : waits_) fills_[f].responses.push_back(r);
+    if (r == responses_.size()) responses_.emplace_back(); else free_responses_.pop_back();
+    responses_[r] = {req.sm, p, req.bytes, 1, req.token, 0};  // waiting for the L2 (held) or its fills
+    if (data != L2Slice::kHeld) settle(p, r, fill, data, waits_, nullptr);  // it waits for fills: nothing completes
     done_ps = kDeferred;
   }
   return MemStatus::ok;
+}
+
+void MemoryTiming::settle(uint32_t p, uint32_t r, uint32_t fill, uint64_t ready_ps,
+                          const std::vector<uint32_t>& waits, std::vector<MemCompletion>* out) {
+  // `fill` was reserved for a miss: queued in channel p under it, or free again.
+  if (fill != L2Slice::kNoFill) {
+    if (std::find(waits.begin(), waits.end(), fill) != waits.end())
+      fills_[fill].partition = p;
+    else
+      free_fills_.push_back(fill);
+  }
+  if (r == kNoResponse) return;  // a write
+  Response& resp = responses_[r];
+  if (ready_ps > resp.ready_ps) resp.ready_ps = ready_ps;
+  resp.waiting = static_cast<uint32_t>(waits.size());
+  if (resp.waiting == 0) {
+    complete(r, *out);
+    return;
+  }
+  for (uint32_t f : waits) fills_[f].responses.push_back(r);
+}
+
+void MemoryTiming::complete(uint32_t r, std::vector<MemCompletion>& out) {
+  const Response& resp = responses_[r];
+  // The data leaves the L2 slice: down the interconnect to its SM.
+  out.push_back({resp.sm, resp.token, icnt_.to_sm(resp.partition, resp.sm, resp.ready_ps, resp.bytes)});
+  free_responses_.push_back(r);
 }
 
 uint32_t MemoryTiming::new_fill_id() {
@@ -126,17 +157,20 @@ void MemoryTiming::advance(uint64_t before_ps, std::vector<MemCompletion>& out) 
 
 void MemoryTiming::fill_decided(uint32_t fill, uint64_t done_ps, std::vector<MemCompletion>& out) {
   Fill& f = fills_[fill];
-  l2_[f.partition]->fill_returned(fill, done_ps);
+  const uint32_t p = f.partition;
+  l2_[p]->fill_returned(fill, done_ps);
   for (uint32_t r : f.responses) {
     Response& resp = responses_[r];
     if (done_ps > resp.ready_ps) resp.ready_ps = done_ps;
-    if (--resp.waiting) continue;
-    // The data leaves the L2 slice: down the interconnect to its SM.
-    out.push_back({resp.sm, resp.token, icnt_.to_sm(resp.partition, resp.sm, resp.ready_ps, resp.bytes)});
-    free_responses_.push_back(r);
+    if (--resp.waiting == 0) complete(r, out);
   }
   f.responses.clear();
   free_fills_.push_back(fill);
+  // Its MSHR is free from done_ps: a miss held at the slice's input, and
+  // what arrived behind it, can be booked now.
+  drained_.clear();
+  l2_[p]->drain_input(drained_);
+  for (const L2Slice::Drained& d : drained_) settle(p, d.response, d.new_fill, d.ready_ps, d.waits, &out);
 }
 
 uint32_t MemoryTiming::dram_queue_depth(uint64_t now_ps) const {

@@ -137,8 +137,16 @@ class MemoryTiming {
     uint32_t partition;
     std::vector<uint32_t> responses;  // waiting for it
   };
+  static constexpr uint32_t kNoResponse = ~0u;  // a write held at an L2's input: nobody is answered
   uint32_t new_fill_id();
   void fill_decided(uint32_t fill, uint64_t done_ps, std::vector<MemCompletion>& out);
+  // A deferred access `r` (kNoResponse: a write) was booked at L2 slice p:
+  // known part `ready_ps`, undecided fills `waits`; `fill` was reserved for
+  // its miss. Completes it into `out` if nothing is undecided (access()
+  // passes none: it settles only responses that wait for fills).
+  void settle(uint32_t p, uint32_t r, uint32_t fill, uint64_t ready_ps, const std::vector<uint32_t>& waits,
+              std::vector<MemCompletion>* out);
+  void complete(uint32_t r, std::vector<MemCompletion>& out);
 
   bool frfcfs_;
   uint64_t decision_lead_ps_;
@@ -147,6 +155,7 @@ class MemoryTiming {
   std::vector<Fill> fills_;
   std::vector<uint32_t> free_fills_;
   std::vector<uint32_t> waits_;  // scratch for L2Slice::access_queued
+  std::vector<L2Slice::Drained> drained_;  // scratch for L2Slice::drain_input
 };
 
 }  // namespace smshare

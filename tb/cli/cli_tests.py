@@ -507,9 +507,6 @@ def _(ctx):
     f = ctx.write("dram-sched.yaml", "extends: fermi-gtx480\nname: dram-sched\ndram:\n  scheduler: foo\n")
     bad_input(ctx, ("run", "--config", f, "--kernel", "hotspot"), 1, str(f), "dram.scheduler", "'foo'", "fcfs",
               "frfcfs")
-    # FR-FCFS decides a miss's DRAM time after the L2 booked it: an L2 MSHR limit cannot be kept with it yet.
-    bad_input(ctx, SMALL + ("--set", "dram.scheduler=frfcfs", "--set", "l2.mshr_entries=32"), 1,
-              "l2.mshr_entries", "dram.scheduler: frfcfs")
 
 
 @case("bad_yaml_complex_key")
@@ -619,11 +616,13 @@ def _(ctx):
     # (SMs ticking every cycle) and a second run must give the same report.
     args = ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 40, "--set", "gpu.num_sms=4",
             "--set", "dram.scheduler=frfcfs", "--set", "icache.size_bytes=2048", "--set", "l1.mshr_entries=4",
-            "--set", "dram.queue_depth=8")
+            "--set", "dram.queue_depth=8", "--set", "l2.mshr_entries=4")
     plain = same_with_waveforms(ctx, args, ((), ("--vcd-window", "0:500", "--vcd-sms", "2")))
     same_twice(ctx, *args)
     channels = plain["counters"]["memory"]["dram_channels"]
     check(sum(c["frfcfs"]["reordered"] for c in channels) > 0, "FR-FCFS never served a row hit before an older miss")
+    slices = plain["counters"]["memory"]["l2_partitions"]
+    check(sum(p["miss_stall_ps"] for p in slices) > 0, "no L2 read miss ever waited for an MSHR")
     check(plain["config"]["params"]["dram.scheduler"] == "frfcfs", "the report does not show dram.scheduler")
 
 

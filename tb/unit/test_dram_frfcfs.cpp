@@ -13,6 +13,7 @@
 
 #include "tb/common/round_memory_specs.hpp"
 #include "hw/mem/dram_channel.hpp"
+#include "hw/mem/l2_slice.hpp"
 #include "hw/mem/memory_timing.hpp"
 
 namespace smshare {
@@ -126,6 +127,46 @@ TEST(DramFrfcfs, WithoutContentionItServesLikeFcfs) {
     fr.enqueue(t, a, false, 128, a);
     EXPECT_EQ(drain(fr)[a], expected) << a;
   }
+}
+
+// An L2 slice (test_mem_l2.cpp's round numbers: 10 ns lookup, a 128 B
+// line holds the port 2 ns) with one MSHR over an FR-FCFS channel.
+TEST(L2SliceFrfcfs, AMissFindingTheMshrUndecidedIsHeldWithEverythingBehindIt) {
+  DramChannelTiming dram(frfcfs_spec(), 128);
+  L2Spec spec = tb::round_l2_spec();
+  spec.mshr_entries = 1;
+  L2Slice l2(spec, 2, 1000, dram);
+  std::vector<uint32_t> waits;
+  // A (local 0) misses at 0: port 0..2, lookup done at 10 ns, queued under fill 7.
+  EXPECT_EQ(l2.access_queued(0, 0, ChunkMask::line(128), false, 7, waits, 100), 10 * kNs);
+  EXPECT_EQ(waits, std::vector<uint32_t>{7});
+  // B (local 128) misses at 1 ns: the only MSHR is A's, whose release is undecided: held.
+  waits.clear();
+  EXPECT_EQ(l2.access_queued(1 * kNs, 128, ChunkMask::line(128), false, 8, waits, 101), L2Slice::kHeld);
+  // C reads A's line at 2 ns: behind B at the input, held too (a hit).
+  EXPECT_EQ(l2.access_queued(2 * kNs, 0, ChunkMask::line(128), false, 9, waits, 102), L2Slice::kHeld);
+  // The channel takes A at 10 ns (bank closed): activate 10, column 22, data 32..36.
+  DramChannelTiming::Served a = dram.decide();
+  EXPECT_EQ(a.token, 7u);
+  EXPECT_EQ(a.done_ps, 36 * kNs);
+  l2.fill_returned(7, a.done_ps);
+  std::vector<L2Slice::Drained> drained;
+  l2.drain_input(drained);
+  ASSERT_EQ(drained.size(), 2u);
+  // B reached the tags at 2 ns (the port was A's until then) and waited for
+  // the MSHR until 36: port 36..38, lookup done 46, queued under fill 8.
+  EXPECT_EQ(drained[0].response, 101u);
+  EXPECT_EQ(drained[0].ready_ps, 46 * kNs);
+  EXPECT_EQ(drained[0].waits, std::vector<uint32_t>{8});
+  EXPECT_EQ(l2.counters().miss_stall_ps, 34 * kNs);
+  // C: port 38..40, a hit whose fill was back at 36: ready at its lookup, 48.
+  EXPECT_EQ(drained[1].response, 102u);
+  EXPECT_EQ(drained[1].ready_ps, 48 * kNs);
+  EXPECT_TRUE(drained[1].waits.empty());
+  // B is a row hit in the row A opened: column at 46, data 56..60.
+  DramChannelTiming::Served b = dram.decide();
+  EXPECT_EQ(b.token, 8u);
+  EXPECT_EQ(b.done_ps, 60 * kNs);
 }
 
 // The whole memory path (Fermi defaults): an L2 miss is deferred, and its
