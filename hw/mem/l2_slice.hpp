@@ -33,10 +33,8 @@
 // (dram_channel.hpp): a read miss is queued under a fill id the owner
 // chooses (access_queued), its sectors' fill is "undecided" until
 // fill_returned(), and a read needing sectors whose fill is undecided
-// returns the fill ids it waits for besides the time known now.
-//
-// Under FR-FCFS a read miss holds its MSHR until its fill is decided and
-// back; a read miss that finds every MSHR held while none of their releases
+// returns the fill ids it waits for besides the time known now. A read
+// miss holds its MSHR until its fill is decided and back; one that finds every MSHR held while none of their releases
 // is decided yet is held at the slice's input with everything that arrives
 // behind it (access_queued answers kHeld) until a fill_returned() lets it
 // go: drain_input() books them then, in order, as a stalled input would.

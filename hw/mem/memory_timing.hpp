@@ -1,6 +1,8 @@
 // The memory side of the GPU as plain C++: interconnect, one L2 slice per
 // partition, one DRAM channel behind each. One call books a whole line
-// transaction end to end and returns when its response is back at the SM.
+// transaction end to end and returns when its response is back at the SM
+// (under dram.scheduler: frfcfs, a read that needs DRAM is answered later:
+// below).
 // The SystemC MemorySystem (memory_system_module.hpp) is a thin TLM wrapper
 // around this; tests and fast paths may use it directly. Picoseconds.
 //
@@ -10,8 +12,9 @@
 // The interconnect carries the request's bytes; the L2 slice works on the
 // chunks of its line the request names (its sectors, when sectored).
 //
-// Under dram.scheduler: frfcfs a read that needs DRAM (an L2 miss, or a hit
-// on sectors whose fill the channel has not decided yet) is deferred:
+// Under dram.scheduler: frfcfs a read that needs DRAM (an L2 miss, a hit on
+// sectors whose fill the channel has not decided yet, or an access held at
+// the L2's input behind a miss waiting for an MSHR) is deferred:
 // access() answers kDeferred, and advance() later takes the channels'
 // decisions in time order and returns, for each deferred read whose data
 // time is then known, a MemCompletion naming the SM and the token of its

@@ -1,7 +1,8 @@
 // The SM as a SystemC module: it owns the SM's TLM-2.0 initiator socket,
 // turning the LDST unit's line transactions and the instruction cache's line
 // fills into b_transport calls (loosely timed: the target annotates the
-// delay; nothing waits), registers the SM-wide waveform probes (scope
+// delay; nothing waits; under dram.scheduler: frfcfs a read may come back
+// deferred, and the GPU hands its answer to memory_response()), registers the SM-wide waveform probes (scope
 // gpu.smN), and has a child module per named structure of its SmCore
 // (gpu.smN.register_file, bank_arbitrator, operand_collectors, scratchpad,
 // l1d, icache when configured, scheduler<s>), each bound to the plain object
