@@ -3,8 +3,11 @@
 // simulated cycles per host second, by wall clock and by this process's CPU
 // time (the machine may be shared; CPU time is the one-core figure).
 // scripts/bench.sh runs it on the profile and on a generated trace.
-// --progress draws the run's progress line on stderr (what it costs).
+// --progress draws the run's progress line on stderr (what it costs); --set
+// key=value overrides a configuration key, as smshare run's (e.g.
+// dram.scheduler=frfcfs).
 //   usage: bench_sim_speed [config] [kernel] [--ctas N] [--trace DIR/kernelslist.g] [--progress]
+//                          [--set key=value]...
 #include <sys/resource.h>
 
 #include <chrono>
@@ -44,6 +47,7 @@ int sc_main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--ctas") && i + 1 < argc) req.resources.grid_ctas = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) req.trace = argv[++i];
     else if (!std::strcmp(argv[i], "--progress")) req.progress = true;
+    else if (!std::strcmp(argv[i], "--set") && i + 1 < argc) req.overrides.push_back(argv[++i]);
     else if (positional == 0 && ++positional) req.config = argv[i];
     else req.kernel = argv[i];
   }

@@ -47,6 +47,7 @@ CacheTags::Result CacheTags::access(uint64_t addr, ChunkMask chunks, bool alloca
     Way& way = set[w];
     if (way.valid.any() && way.tag == line) {
       way.last_use = clock_;
+      r.entry = static_cast<uint32_t>(&way - ways_store_.data());
       r.missing = needed.minus(way.valid);
       r.hit = !r.missing.any();
       r.sector_miss = !r.hit;
@@ -64,6 +65,8 @@ CacheTags::Result CacheTags::access(uint64_t addr, ChunkMask chunks, bool alloca
     r.victim_line = victim->tag << line_shift_;  // line-aligned byte address of the victim
     r.victim_dirty = victim->dirty;
   }
+  r.entry = static_cast<uint32_t>(victim - ways_store_.data());
+  r.allocated = true;
   victim->tag = line;
   victim->valid = needed;
   victim->dirty = dirty ? needed : ChunkMask();

@@ -31,6 +31,13 @@ class CacheTags {
     bool evicted_dirty = false;  // a dirty victim was replaced (write-back traffic)
     uint64_t victim_line = 0;    // its line address, valid when evicted_dirty
     ChunkMask victim_dirty;      // its dirty sectors: what the write-back moves
+    // The tag entry holding the line after the access (set * ways + way;
+    // valid when the line was present or allocated): owners keep per-line
+    // state (fills in flight) in arrays indexed by it. `allocated`: the
+    // entry was (re)assigned to this line by this access, so whatever the
+    // owner kept for the entry belonged to the victim.
+    uint32_t entry = 0;
+    bool allocated = false;
   };
   // Looks up the sectors of the line holding `addr` that `chunks` touch. On a
   // miss with `allocate`, the missing sectors are marked valid at once (their
@@ -51,6 +58,7 @@ class CacheTags {
   uint32_t sector_bytes() const { return sector_chunks_ * ChunkMask::kChunkBytes; }
   uint64_t line_of(uint64_t addr) const { return addr >> line_shift_; }
   uint32_t sets() const { return sets_; }
+  uint32_t entries() const { return static_cast<uint32_t>(ways_store_.size()); }  // sets * ways
 
  private:
   struct Way {

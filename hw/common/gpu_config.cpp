@@ -25,6 +25,11 @@ const std::vector<std::string>& scheduler_policy_names() {
   return names;
 }
 
+const std::vector<std::string>& dram_scheduler_names() {
+  static const std::vector<std::string> names = {"fcfs", "frfcfs"};  // in DramScheduler's order
+  return names;
+}
+
 uint64_t GpuSpec::core_period_ps() const {
   return static_cast<uint64_t>(std::llround(1e6 / core_clock_mhz));
 }
@@ -134,6 +139,23 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("dram.queue_depth", &s.dram.queue_depth, 0, 65536,
              "requests a channel's queue holds until their bank takes them (0 = unlimited); a full queue "
              "holds the L2 slice's read misses at its input");
+  {
+    const std::vector<std::string>& names = dram_scheduler_names();
+    DramScheduler* target = &s.dram.scheduler;
+    t.add_custom(
+        "dram.scheduler", "one of: " + names[0] + ", " + names[1],
+        [target, &names](const std::string& text) -> std::string {
+          for (size_t i = 0; i < names.size(); ++i)
+            if (text == names[i]) {
+              *target = static_cast<DramScheduler>(i);
+              return "";
+            }
+          return "value '" + text + "' is not one of: " + names[0] + ", " + names[1];
+        },
+        [target, &names] { return names[static_cast<size_t>(*target)]; },
+        "order in which a channel's banks serve waiting requests: fcfs (arrival order) or frfcfs (per bank the "
+        "oldest request to the open row first, else the oldest; GPGPU-Sim's dram_sched.cc)");
+  }
   t.add_uint("dram.interleave_bytes", &s.dram.interleave_bytes, 32, 1u << 20,
              "bytes mapped to one channel before moving to the next");
   t.add_uint64("dram.swap_base", &s.dram.swap_base, 0, UINT64_MAX, "start of the reserved swap region");

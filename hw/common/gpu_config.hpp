@@ -82,6 +82,14 @@ struct L2Spec {
   uint32_t mshr_entries = 0;         // read misses in flight at once per slice (0: unlimited)
 };
 
+// The order in which a DRAM channel's banks serve the requests waiting for
+// them (dram.scheduler).
+enum class DramScheduler : uint8_t {
+  Fcfs,    // arrival order, each request booked end to end when it arrives
+  Frfcfs,  // per bank, the oldest row hit first, else the oldest (GPGPU-Sim's default)
+};
+const std::vector<std::string>& dram_scheduler_names();  // "fcfs", "frfcfs"
+
 struct DramSpec {
   uint32_t channels = 6;             // one L2 partition per channel
   uint32_t banks = 16;               // per channel
@@ -94,6 +102,7 @@ struct DramSpec {
   uint32_t tRAS = 28;
   uint32_t latency = 0;              // core cycles between the L2 and the channel (GPGPU-Sim's dram_latency)
   uint32_t queue_depth = 0;          // requests waiting per channel for their bank (0: unlimited)
+  DramScheduler scheduler = DramScheduler::Fcfs;
   uint32_t interleave_bytes = 256;   // address interleaving across channels
   uint64_t swap_base = 1ull << 48;       // reserved region for swap space, above the 48-bit user address space that traces use
   uint64_t swap_bytes = 64ull << 20;

@@ -15,6 +15,12 @@
 // when the request takes its slot, so a held slot is a release time. Times
 // are whatever unit the owner uses (core cycles for the L1, picoseconds
 // below). With 0 slots the pool is unlimited and keeps nothing.
+//
+// Under dram.scheduler: frfcfs an L1 miss's fill time is decided after the
+// miss takes its MSHR: hold_undecided() takes a slot whose release comes
+// later with decide(release). While every slot is held and none has a
+// release time yet, free_at() answers kUndecided: the owner waits for a
+// decision.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +34,8 @@ class SlotPool {
  public:
   explicit SlotPool(uint32_t slots = 0) : slots_(slots) {}
 
+  static constexpr uint64_t kUndecided = ~0ull;
+
   bool limited() const { return slots_ != 0; }
   uint32_t slots() const { return slots_; }
 
@@ -39,7 +47,8 @@ class SlotPool {
   uint64_t free_at(uint64_t t) {
     if (!limited()) return t;
     release_until(t);
-    return held_.size() < slots_ ? t : held_.top();
+    if (held_.size() + undecided_ < slots_) return t;
+    return held_.empty() ? kUndecided : held_.top();
   }
 
   // A request takes a slot at `t` (no earlier than free_at(t)) and holds it
@@ -50,10 +59,21 @@ class SlotPool {
     held_.push(release);
   }
 
+  // A request takes a slot now, to be released at a time decided later.
+  void hold_undecided() {
+    if (limited()) ++undecided_;
+  }
+  // One slot held by hold_undecided() is released at `release`.
+  void decide(uint64_t release) {
+    if (!limited()) return;
+    --undecided_;
+    held_.push(release);
+  }
+
   // Slots held at `t` (by the calls so far).
   uint32_t held(uint64_t t) {
     release_until(t);
-    return static_cast<uint32_t>(held_.size());
+    return static_cast<uint32_t>(held_.size() + undecided_);
   }
 
  private:
@@ -62,6 +82,7 @@ class SlotPool {
   }
 
   uint32_t slots_;
+  uint32_t undecided_ = 0;
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> held_;  // release times
 };
 

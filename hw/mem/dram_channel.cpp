@@ -24,28 +24,36 @@ DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes, uin
       bus_(static_cast<uint64_t>(std::llround((sector_bytes ? sector_bytes : line_bytes) * 1000.0 * d.channels /
                                               d.bandwidth_gbps)),
            sector_bytes ? sector_bytes : line_bytes),
-      waiting_(d.queue_depth),
+      waiting_(d.scheduler == DramScheduler::Frfcfs ? 0 : d.queue_depth),
+      frfcfs_(d.scheduler == DramScheduler::Frfcfs),
+      queue_(d.banks, d.queue_depth),
       done_ring_(64) {}
 
 uint64_t DramChannelTiming::access(uint64_t sent_ps, uint64_t local_addr, bool is_write, uint32_t bytes) {
   const uint64_t arrival = sent_ps + latency_ps_;
   const uint64_t t_ps = waiting_.free_at(arrival);  // the queue has room
   counters_.queue_full_ps += t_ps - arrival;
-  Bank& b = banks_[map_.bank(local_addr)];
-  const uint64_t row = map_.row(local_addr);
+  uint64_t first_cmd = 0;
+  const uint64_t done = serve(banks_[map_.bank(local_addr)], map_.row(local_addr), t_ps, is_write, bytes, first_cmd);
+  waiting_.hold(t_ps, first_cmd);  // until its bank takes it
+  return done;
+}
+
+uint64_t DramChannelTiming::serve(Bank& b, uint64_t row, uint64_t t_ps, bool is_write, uint32_t bytes,
+                                  uint64_t& first_cmd_ps) {
   uint64_t cmd = t_ps > b.next_cmd_ps ? t_ps : b.next_cmd_ps;
   if (b.open && b.open_row == row) {
     ++counters_.row_hits;
-    waiting_.hold(t_ps, cmd);  // until its column command
+    first_cmd_ps = cmd;  // its column command
   } else {
     if (b.open) {
       // Precharge the open row: not before tRAS after its activate.
       const uint64_t ras_done = b.activate_ps + tRAS_ps_;
       if (cmd < ras_done) cmd = ras_done;
-      waiting_.hold(t_ps, cmd);  // until its precharge
+      first_cmd_ps = cmd;  // its precharge
       cmd += tRP_ps_;
     } else {
-      waiting_.hold(t_ps, cmd);  // until its activate
+      first_cmd_ps = cmd;  // its activate
     }
     b.activate_ps = cmd;
     b.open_row = row;
@@ -64,6 +72,77 @@ uint64_t DramChannelTiming::access(uint64_t sent_ps, uint64_t local_addr, bool i
   counters_.bytes += bytes;
   push_done(done);
   return done;
+}
+
+void DramChannelTiming::enqueue(uint64_t sent_ps, uint64_t local_addr, bool is_write, uint32_t bytes,
+                                uint64_t token) {
+  DramRequest r;
+  r.arrival_ps = sent_ps + latency_ps_;
+  r.local_addr = local_addr;
+  r.row = map_.row(local_addr);
+  r.bank = map_.bank(local_addr);
+  r.bytes = bytes;
+  r.is_write = is_write;
+  r.token = token;
+  queue_.add(r);
+  // The next decision stays the same unless this request's bank could now take one no later.
+  const uint64_t t = queue_.next_take_ps(r.bank, banks_[r.bank].next_cmd_ps);
+  if (!(next_known_ && next_found_ && t > next_take_ps_)) next_known_ = false;
+}
+
+bool DramChannelTiming::next_bank(uint32_t& bank, uint64_t& take_ps) const {
+  if (!next_known_) {
+    // The bank that takes a request first; banks taking at the same time go
+    // by the age of what they take.
+    next_found_ = false;
+    bool best_seq_known = false;
+    uint64_t best_seq = 0;
+    for (uint32_t i = 0; i < banks_.size(); ++i) {
+      const Bank& b = banks_[i];
+      const uint64_t t = queue_.next_take_ps(i, b.next_cmd_ps);
+      if (t == FrfcfsQueue::kNone || (next_found_ && t > next_take_ps_)) continue;
+      if (next_found_ && t == next_take_ps_) {
+        // A tie: the age of the requests the two banks would take decides (computed only for ties).
+        if (!best_seq_known) {
+          const Bank& best = banks_[next_bank_];
+          best_seq = queue_.next_seq(next_bank_, t, best.open, best.open_row);
+          best_seq_known = true;
+        }
+        const uint64_t seq = queue_.next_seq(i, t, b.open, b.open_row);
+        if (seq > best_seq) continue;
+        best_seq = seq;
+      } else {
+        best_seq_known = false;
+      }
+      next_found_ = true;
+      next_bank_ = i;
+      next_take_ps_ = t;
+    }
+    next_known_ = true;
+  }
+  bank = next_bank_;
+  take_ps = next_take_ps_;
+  return next_found_;
+}
+
+uint64_t DramChannelTiming::next_decision_ps() const {
+  uint32_t bank = 0;
+  uint64_t t = 0;
+  return next_bank(bank, t) ? t : FrfcfsQueue::kNone;
+}
+
+DramChannelTiming::Served DramChannelTiming::decide() {
+  uint32_t bank = 0;
+  uint64_t take_ps = 0;
+  next_bank(bank, take_ps);
+  Bank& b = banks_[bank];
+  bool reordered = false;
+  const DramRequest r = queue_.take(bank, take_ps, b.open, b.open_row, reordered);
+  next_known_ = false;
+  if (reordered) ++counters_.reordered;
+  uint64_t first_cmd = 0;
+  const uint64_t done = serve(b, r.row, take_ps, r.is_write, r.bytes, first_cmd);
+  return {r.token, done, r.is_write};
 }
 
 void DramChannelTiming::push_done(uint64_t done_ps) {
@@ -94,7 +173,8 @@ uint32_t DramChannelTiming::queue_depth(uint64_t now_ps) const {
     const size_t mid = (lo + hi) / 2;
     if (done_ring_[(done_head_ + mid) & mask] <= now_ps) lo = mid + 1; else hi = mid;
   }
-  return static_cast<uint32_t>(done_count_ - lo);
+  // Under FR-FCFS the requests not yet taken by a bank wait too.
+  return static_cast<uint32_t>(done_count_ - lo + queue_.waiting());
 }
 
 }  // namespace smshare

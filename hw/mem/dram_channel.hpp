@@ -14,7 +14,14 @@
 // column bursts until its nbytes are transferred). Writes (L2 write-backs) use the
 // same sequence (write latency taken equal to tCL). Column commands to an
 // open row pipeline freely: the bus, not the bank, limits row-hit streams.
-// Open-page policy, requests served in arrival order (no FR-FCFS reordering).
+// Open-page policy. dram.scheduler picks the order the banks serve in:
+//  * fcfs (the default): access() books each request end to end as it
+//    arrives, in arrival order;
+//  * frfcfs: enqueue() puts the request in the channel's FrfcfsQueue
+//    (frfcfs_queue.hpp) and the owner takes the channel's decisions in time
+//    order (next_decision_ps(), decide()): a free bank takes the oldest
+//    request to its open row, else the oldest, among those that arrived by
+//    then; the same command sequence as above follows from the take.
 // A request reaches the channel a fixed `latency_ps` after the L2 sends it
 // (dram.latency: GPGPU-Sim's dram_latency, the memory partition's
 // m_dram_latency_queue between the L2 and the DRAM, l2cache.cc
@@ -34,6 +41,7 @@
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/slot_pool.hpp"
 #include "hw/mem/dram_address_map.hpp"
+#include "hw/mem/frfcfs_queue.hpp"
 #include "hw/mem/port_reservation.hpp"
 
 namespace smshare {
@@ -46,6 +54,8 @@ struct DramCounters {
   uint64_t bytes = 0;       // read and written
   uint64_t read_bytes = 0;  // read: the bytes L2 fills brought from DRAM
   uint64_t queue_full_ps = 0;  // time requests (write-backs: the L2 holds its reads) waited for room in the queue
+  // dram.scheduler: frfcfs only.
+  uint64_t reordered = 0;      // requests a bank took before an older one waiting for it (row hits first)
 };
 
 class DramChannelTiming {
@@ -67,8 +77,25 @@ class DramChannelTiming {
   uint64_t accept_at(uint64_t sent_ps) { return waiting_.free_at(sent_ps + latency_ps_) - latency_ps_; }
   bool queue_limited() const { return waiting_.limited(); }
 
+  // dram.scheduler: frfcfs. Queues a request of `bytes` the L2 sends at
+  // `sent_ps` (reaching the channel dram.latency later); `token` names it
+  // in decide()'s answer. Requests must be sent in non-decreasing time.
+  void enqueue(uint64_t sent_ps, uint64_t local_addr, bool is_write, uint32_t bytes, uint64_t token);
+  // When the next bank takes a queued request (FrfcfsQueue::kNone: none waits).
+  uint64_t next_decision_ps() const;
+  struct Served {
+    uint64_t token;
+    uint64_t done_ps;  // its last byte is off the data bus
+    bool is_write;
+  };
+  // Takes the next decision (at next_decision_ps()) and books its commands and bus transfer.
+  Served decide();
+  bool frfcfs() const { return frfcfs_; }
+  const FrfcfsQueue& frfcfs_queue() const { return queue_; }
+
   // Requests booked whose data is not yet off the bus at `now_ps` (a binary
-  // search: completion times are kept in increasing order).
+  // search: completion times are kept in increasing order), and under
+  // FR-FCFS those not yet taken by their bank.
   uint32_t queue_depth(uint64_t now_ps) const;
   // Forgets requests returned by `now_ps`, keeping the record small; call
   // with the current simulation time (queue_depth before it is then unknown).
@@ -92,6 +119,12 @@ class DramChannelTiming {
     uint64_t activate_ps = 0;  // last activate, for tRAS
   };
   void push_done(uint64_t done_ps);
+  // Books bank `b`'s commands for a request to `row` it takes at `t_ps` and
+  // its transfer on the bus; returns when its last byte is off the bus.
+  // `first_cmd_ps` is set to its first command (precharge, activate or column).
+  uint64_t serve(Bank& b, uint64_t row, uint64_t t_ps, bool is_write, uint32_t bytes, uint64_t& first_cmd_ps);
+  // The bank that decides next under FR-FCFS and when, or false.
+  bool next_bank(uint32_t& bank, uint64_t& take_ps) const;
 
   DramAddressMap map_;
   uint32_t line_bytes_;
@@ -99,7 +132,14 @@ class DramChannelTiming {
   uint64_t latency_ps_;
   std::vector<Bank> banks_;
   PortReservation bus_;
-  SlotPool waiting_;  // the request queue: each request until its bank takes it
+  SlotPool waiting_;  // fcfs: the request queue, each request until its bank takes it
+  bool frfcfs_;
+  FrfcfsQueue queue_;  // frfcfs: the request queue
+  // The next decision (next_bank()), kept until the queue changes.
+  mutable bool next_known_ = false;
+  mutable bool next_found_ = false;
+  mutable uint32_t next_bank_ = 0;
+  mutable uint64_t next_take_ps_ = 0;
   DramCounters counters_;
   // Completion times of booked requests, oldest first. The bus serves in
   // booking order, so they are increasing: a ring buffer popped at the front.

@@ -3,7 +3,8 @@
 //
 // Probes, computed on sampling: `queue_depth`, the requests booked whose
 // data is not yet off the bus in this cycle (a request counts from the
-// cycle the SM issued it); `row_hits` and `activates` of
+// cycle the SM issued it; under FR-FCFS also those its banks have not taken
+// yet); `row_hits` and `activates` of
 // the requests booked this cycle.
 #pragma once
 

@@ -1,14 +1,9 @@
 #include "hw/mem/l2_slice.hpp"
 
-namespace smshare {
+#include <algorithm>
+#include <stdexcept>
 
-namespace {
-uint64_t next_pow2(uint64_t v) {
-  uint64_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
-}  // namespace
+namespace smshare {
 
 L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_ps, DramChannelTiming& dram)
     : tags_(spec.size_bytes / partitions, spec.line_bytes, spec.ways, spec.sector_bytes),
@@ -18,31 +13,67 @@ L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_p
       sector_chunks_(tags_.sector_bytes() / ChunkMask::kChunkBytes),
       sectors_per_line_(spec.line_bytes / tags_.sector_bytes()),
       hit_latency_ps_(uint64_t(spec.hit_latency) * core_period_ps),
-      // As many entries as sectors in the slice: fills in flight at once are
-      // far fewer, so two of them rarely share an entry.
-      fills_(next_pow2(uint64_t(tags_.sets()) * spec.ways * sectors_per_line_)),
-      fill_mask_(fills_.size() - 1) {}
+      fills_(size_t(tags_.entries()) * sectors_per_line_) {}
 
-uint64_t L2Slice::pending_fill(uint64_t line, ChunkMask sectors, uint64_t after_ps) const {
+uint64_t L2Slice::pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps,
+                               std::vector<uint32_t>* waits) const {
   uint64_t latest = 0;
+  const SectorFill* fill = &fills_[size_t(entry) * sectors_per_line_];
   for (uint32_t s = 0; s < sectors_per_line_; ++s) {
     if (!sectors.test(s * sector_chunks_)) continue;
-    const uint64_t sector = line * sectors_per_line_ + s;
-    const Fill& fill = fills_[sector & fill_mask_];
-    if (fill.sector == sector && fill.ready_ps > after_ps && fill.ready_ps > latest) latest = fill.ready_ps;
+    if (fill[s].fill != kNoFill) {
+      // Undecided (only under FR-FCFS, where `waits` is given): wait for it, once.
+      if (waits && std::find(waits->begin(), waits->end(), fill[s].fill) == waits->end())
+        waits->push_back(fill[s].fill);
+    } else if (fill[s].ready_ps > after_ps && fill[s].ready_ps > latest) {
+      latest = fill[s].ready_ps;
+    }
   }
   return latest;
 }
 
-void L2Slice::record_fill(uint64_t line, ChunkMask sectors, uint64_t ready_ps) {
-  for (uint32_t s = 0; s < sectors_per_line_; ++s) {
-    if (!sectors.test(s * sector_chunks_)) continue;
-    const uint64_t sector = line * sectors_per_line_ + s;
-    fills_[sector & fill_mask_] = {sector, ready_ps};
+void L2Slice::record_fill(uint32_t entry, ChunkMask sectors, SectorFill f) {
+  SectorFill* fill = &fills_[size_t(entry) * sectors_per_line_];
+  for (uint32_t s = 0; s < sectors_per_line_; ++s)
+    if (sectors.test(s * sector_chunks_)) fill[s] = f;
+}
+
+void L2Slice::fill_returned(uint32_t id, uint64_t done_ps) {
+  const FillSite site = fill_sites_[id];
+  SectorFill* fill = &fills_[size_t(site.entry) * sectors_per_line_];
+  // Sectors whose entry was since given to another line no longer name it.
+  for (uint32_t s = 0; s < sectors_per_line_; ++s)
+    if (site.sectors.test(s * sector_chunks_) && fill[s].fill == id) fill[s] = {done_ps, kNoFill};
+  mshrs_.decide(done_ps);
+}
+
+void L2Slice::drain_input(std::vector<Drained>& out) {
+  while (!input_.empty()) {
+    const Held& h = input_.front();
+    Drained d{h.response, h.new_fill, 0, {}};
+    d.ready_ps = book(h.t_ps, h.local_addr, h.chunks, h.is_write, h.new_fill, &d.waits);
+    if (d.ready_ps == kHeld) return;  // its MSHR's release is still undecided
+    input_.pop_front();
+    out.push_back(std::move(d));
   }
 }
 
 uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write) {
+  // Under FR-FCFS only writes come here: they never wait for DRAM.
+  if (dram_.frfcfs() && !is_write) throw std::logic_error("L2Slice::access: a read under FR-FCFS needs access_queued");
+  return book(t_ps, local_addr, chunks, is_write, kNoFill, nullptr);
+}
+
+uint64_t L2Slice::access_queued(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write,
+                                uint32_t new_fill, std::vector<uint32_t>& waits, uint32_t response) {
+  // Behind a held miss everything waits (the input is a queue).
+  const uint64_t ready = input_.empty() ? book(t_ps, local_addr, chunks, is_write, new_fill, &waits) : kHeld;
+  if (ready == kHeld) input_.push_back({t_ps, local_addr, chunks, is_write, new_fill, response});
+  return ready;
+}
+
+uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
+                       std::vector<uint32_t>* waits) {
   const ChunkMask needed = tags_.sectors_of(chunks);
   uint64_t arrival = t_ps;
   if (!is_write && miss_can_stall() && tags_.missing(local_addr, chunks).any()) {
@@ -51,13 +82,15 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
     // when it is sent, hit_latency later.
     const uint64_t at_tags = t_ps > port_.next_free_ps() ? t_ps : port_.next_free_ps();
     arrival = mshrs_.free_at(at_tags);
+    if (arrival == SlotPool::kUndecided) return kHeld;  // FR-FCFS: no MSHR's release is decided yet
     arrival = dram_.accept_at(arrival + hit_latency_ps_) - hit_latency_ps_;
     counters_.miss_stall_ps += arrival - at_tags;
   }
   const uint64_t start = port_.reserve(arrival, needed.bytes()).start;
   const uint64_t lookup_done = start + hit_latency_ps_;
   const CacheTags::Result r = tags_.access(local_addr, chunks, /*allocate=*/true, /*dirty=*/is_write);
-  const uint64_t line = tags_.line_of(local_addr);
+  // A line allocated over a victim inherits none of the victim's fills.
+  if (r.allocated) record_fill(r.entry, tags_.line_mask(), SectorFill{});
   uint64_t ready = lookup_done;
   if (r.sector_miss) ++counters_.sector_misses;
 
@@ -65,24 +98,35 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
     if (r.hit) ++counters_.write_hits; else ++counters_.write_misses;
   } else {
     // Sectors already here may still be on their way from DRAM.
-    const uint64_t pending = pending_fill(line, needed.minus(r.missing), lookup_done);
+    const size_t undecided_before = waits ? waits->size() : 0;
+    const uint64_t pending = pending_fill(r.entry, needed.minus(r.missing), lookup_done, waits);
+    if (pending > ready) ready = pending;
     if (r.hit) {
       ++counters_.read_hits;
-      if (pending) {
-        ready = pending;
-        ++counters_.pending_hits;
-      }
+      if (pending || (waits && waits->size() > undecided_before)) ++counters_.pending_hits;
+    } else if (dram_.frfcfs()) {
+      // FR-FCFS: the channel decides the fill's time later.
+      ++counters_.read_misses;
+      dram_.enqueue(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes(), new_fill);
+      if (fill_sites_.size() <= new_fill) fill_sites_.resize(size_t(new_fill) + 1);
+      fill_sites_[new_fill] = {r.entry, r.missing};
+      record_fill(r.entry, r.missing, SectorFill{0, new_fill});
+      mshrs_.hold_undecided();  // until fill_returned()
+      waits->push_back(new_fill);
     } else {
       ++counters_.read_misses;
-      ready = dram_.access(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes());
-      mshrs_.hold(start, ready);
-      record_fill(line, r.missing, ready);
-      if (pending > ready) ready = pending;
+      const uint64_t fill = dram_.access(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes());
+      mshrs_.hold(start, fill);
+      record_fill(r.entry, r.missing, SectorFill{fill, kNoFill});
+      if (fill > ready) ready = fill;
     }
   }
   if (r.evicted_dirty) {
-    // Booked after the demand read, so it never delays the requester.
-    dram_.access(lookup_done, r.victim_line, /*is_write=*/true, r.victim_dirty.bytes());
+    // Booked (queued) after the demand read, so it never delays the requester.
+    if (dram_.frfcfs())
+      dram_.enqueue(lookup_done, r.victim_line, /*is_write=*/true, r.victim_dirty.bytes(), kNoFill);
+    else
+      dram_.access(lookup_done, r.victim_line, /*is_write=*/true, r.victim_dirty.bytes());
     ++counters_.writebacks;
   }
   return ready;

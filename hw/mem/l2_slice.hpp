@@ -25,7 +25,19 @@
 //               not wait for it
 //
 // A read whose needed sectors include some still being filled waits for
-// those fills (MSHR merge): fill times are kept per sector in a small table.
+// those fills (MSHR merge): each tag entry keeps its sectors' fill times, so
+// two lines in flight never share a record, and a line allocated over a
+// victim starts with none.
+//
+// Under dram.scheduler: frfcfs the channel decides a miss's data time later
+// (dram_channel.hpp): a read miss is queued under a fill id the owner
+// chooses (access_queued), its sectors' fill is "undecided" until
+// fill_returned(), and a read needing sectors whose fill is undecided
+// returns the fill ids it waits for besides the time known now. A read
+// miss holds its MSHR until its fill is decided and back; one that finds every MSHR held while none of their releases
+// is decided yet is held at the slice's input with everything that arrives
+// behind it (access_queued answers kHeld) until a fill_returned() lets it
+// go: drain_input() books them then, in order, as a stalled input would.
 //
 // MSHRs (l2.mshr_entries, 0: unlimited): each read miss holds one from its
 // lookup until DRAM returns its sectors. A read miss that finds all of them
@@ -42,6 +54,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "hw/common/cache_tags.hpp"
@@ -78,21 +91,61 @@ class L2Slice {
     return access(t_ps, local_addr, tags_.line_mask(), is_write);
   }
 
+  // dram.scheduler: frfcfs. As access(), but a read miss is queued in the
+  // channel under the owner's id `new_fill` (its sectors' fill undecided
+  // until fill_returned(new_fill, ...)). Returns the time known now; the
+  // response also waits for every fill appended to `waits` (`new_fill` when
+  // it missed, and other undecided fills of sectors it needs).
+  // kHeld: held at the input (see above) under the owner's `response` id,
+  // booked later by drain_input().
+  uint64_t access_queued(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
+                         std::vector<uint32_t>& waits, uint32_t response);
+  // The channel served fill `fill`: its sectors are back at `done_ps` (and its MSHR free then).
+  void fill_returned(uint32_t fill, uint64_t done_ps);
+  // An access held at the input, now booked: as access_queued()'s answer.
+  struct Drained {
+    uint32_t response;
+    uint32_t new_fill;
+    uint64_t ready_ps;
+    std::vector<uint32_t> waits;
+  };
+  // Books, in arrival order, the accesses held at the input that can go
+  // now (after a fill_returned()), appending them to `out`.
+  void drain_input(std::vector<Drained>& out);
+  static constexpr uint32_t kNoFill = ~0u;  // a write-back's token: nobody waits for it
+  static constexpr uint64_t kHeld = ~0ull;
+
   const L2Counters& counters() const { return counters_; }
   const CacheTags& tags() const { return tags_; }
   uint64_t hit_latency_ps() const { return hit_latency_ps_; }
   uint64_t port_busy_ps() const { return port_.busy_ps(); }
-  // Whether a read miss can stall the input (l2.mshr_entries or dram.queue_depth set).
+  // Whether a read miss can stall the input (l2.mshr_entries or dram.queue_depth
+  // set; under FR-FCFS a full DRAM queue holds its requests at its own door).
   bool miss_can_stall() const { return mshrs_.limited() || dram_.queue_limited(); }
 
  private:
-  struct Fill {
-    uint64_t sector = ~uint64_t(0);  // local address / sector bytes
-    uint64_t ready_ps = 0;
+  struct SectorFill {
+    uint64_t ready_ps = 0;     // when the fill is back (0: none recorded)
+    uint32_t fill = kNoFill;   // FR-FCFS: the undecided fill's id (then ready_ps is unknown)
   };
-  // The latest fill still due after `after_ps` among `sectors` of `line`, or 0.
-  uint64_t pending_fill(uint64_t line, ChunkMask sectors, uint64_t after_ps) const;
-  void record_fill(uint64_t line, ChunkMask sectors, uint64_t ready_ps);
+  // Books an access, or answers kHeld (nothing booked) when it is a read
+  // miss under FR-FCFS that finds every MSHR held with no release decided.
+  uint64_t book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
+                std::vector<uint32_t>* waits);
+  struct Held {
+    uint64_t t_ps;
+    uint64_t local_addr;
+    ChunkMask chunks;
+    bool is_write;
+    uint32_t new_fill;
+    uint32_t response;
+  };
+  std::deque<Held> input_;  // FR-FCFS: held at the input behind a miss waiting for an MSHR
+  // The latest fill still due after `after_ps` among `sectors` of the line
+  // in tag entry `entry`, or 0; undecided fills among them go to `waits`.
+  uint64_t pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps, std::vector<uint32_t>* waits) const;
+  // Sets the fill of `sectors` of tag entry `entry` ({0, kNoFill}: none pending).
+  void record_fill(uint32_t entry, ChunkMask sectors, SectorFill fill);
 
   CacheTags tags_;
   DramChannelTiming& dram_;
@@ -101,8 +154,14 @@ class L2Slice {
   uint32_t sector_chunks_;     // chunks per sector (the line's when not sectored)
   uint32_t sectors_per_line_;
   uint64_t hit_latency_ps_;
-  std::vector<Fill> fills_;  // power-of-two size, indexed by sector number
-  uint64_t fill_mask_;
+  // Each sector's fill, per tag entry: fills_[entry * sectors_per_line_ + sector].
+  std::vector<SectorFill> fills_;
+  // FR-FCFS: where each undecided fill goes (tag entry and sectors), by fill id.
+  struct FillSite {
+    uint32_t entry;
+    ChunkMask sectors;
+  };
+  std::vector<FillSite> fill_sites_;
   L2Counters counters_;
 };
 

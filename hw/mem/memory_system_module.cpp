@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hw/mem/chunk_mask_extension.hpp"
+#include "hw/mem/deferred_response_extension.hpp"
 
 namespace smshare {
 
@@ -35,6 +36,11 @@ void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_
   r.addr = p.get_address();
   r.bytes = p.get_data_length();
   if (const auto* ext = p.get_extension<ChunkMaskExtension>()) r.chunks = ext->chunks;
+  auto* deferral = p.get_extension<DeferredResponseExtension>();
+  if (deferral) {
+    r.token = deferral->token;
+    deferral->deferred = false;
+  }
   r.is_write = cmd == tlm::TLM_WRITE_COMMAND;
   r.now_ps = now;
   r.issue_ps = now + delay.value();
@@ -43,7 +49,12 @@ void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_
     case MemStatus::ok:
       // No backing store: reads return zeros, so results are deterministic.
       if (!r.is_write && p.get_data_ptr()) std::memset(p.get_data_ptr(), 0, r.bytes);
-      delay = sc_core::sc_time::from_value(done - now);
+      if (done == MemoryTiming::kDeferred) {
+        if (!deferral) SC_REPORT_ERROR(name(), "a deferred response needs a DeferredResponseExtension on the payload");
+        deferral->deferred = true;
+      } else {
+        delay = sc_core::sc_time::from_value(done - now);
+      }
       p.set_response_status(tlm::TLM_OK_RESPONSE);
       break;
     case MemStatus::address_error:

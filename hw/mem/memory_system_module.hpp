@@ -9,6 +9,11 @@
 //          `delay` = offset from sc_time_stamp() at which the request leaves
 //          the SM, on return = offset at which the whole response (read data
 //          or write ack) is back at the SM. b_transport never waits.
+// Deferred: under dram.scheduler: frfcfs a READ whose payload carries a
+//          DeferredResponseExtension may come back with `deferred` set: its
+//          time is decided later, and advance() returns it as a
+//          MemCompletion (the SM's id, the extension's token, the time),
+//          which the GPU hands to that SM.
 // Status:  OK; TLM_ADDRESS_ERROR_RESPONSE outside global memory and swap;
 //          TLM_GENERIC_ERROR_RESPONSE for a zero length, one crossing a line,
 //          or one that disagrees with the chunk mask.
@@ -53,6 +58,13 @@ class MemorySystem : public sc_core::sc_module {
   void collect(ActivityCounters& out) const { timing_.collect(out); }
   nlohmann::json stats_json() const { return timing_.stats_json(); }
   const MemoryTiming& timing() const { return timing_; }
+
+  // dram.scheduler: frfcfs (see MemoryTiming): takes the DRAM decisions due
+  // before `before` and appends the deferred reads they complete to `out`.
+  void advance(const sc_core::sc_time& before, std::vector<MemCompletion>& out) {
+    timing_.advance(before.value(), out);
+  }
+  bool defers_responses() const { return timing_.frfcfs(); }
   const InterconnectModule& interconnect() const { return *interconnect_; }
   const L2SliceModule& l2_slice(uint32_t p) const { return *l2_slices_[p]; }
   const DramChannelModule& dram_channel(uint32_t c) const { return *dram_channels_[c]; }

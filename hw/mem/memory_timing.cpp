@@ -1,5 +1,7 @@
 #include "hw/mem/memory_timing.hpp"
 
+#include <algorithm>
+
 namespace smshare {
 
 MemoryTiming::MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes)
@@ -9,7 +11,10 @@ MemoryTiming::MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes)
       swap_base_(spec.dram.swap_base),
       swap_bytes_(spec.dram.swap_bytes),
       map_(spec.dram),
-      icnt_(spec.icnt, spec.num_sms, spec.dram.channels, spec.core_period_ps()) {
+      icnt_(spec.icnt, spec.num_sms, spec.dram.channels, spec.core_period_ps()),
+      frfcfs_(spec.dram.scheduler == DramScheduler::Frfcfs),
+      decision_lead_ps_((uint64_t(spec.icnt.latency) + spec.l2.hit_latency + spec.dram.latency) *
+                        spec.core_period_ps()) {
   const uint64_t period = spec.core_period_ps();
   for (uint32_t c = 0; c < spec.dram.channels; ++c) {
     dram_.push_back(std::make_unique<DramChannelTiming>(spec.dram, spec.l2.line_bytes, spec.l2.sector_bytes,
@@ -44,17 +49,128 @@ MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
   const uint64_t local = map_.local(req.addr);
   dram_[p]->retire(req.now_ps);  // keeps the record of in-flight requests small
   if (req.is_write) {
-    const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, req.bytes);
-    const uint64_t ack = l2_[p]->access(at_l2, local, chunks, true);
-    done_ps = icnt_.to_sm(p, req.sm, ack, 0);
     if (swap) ++swap_writes_;
-  } else {
+    const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, req.bytes);
+    uint64_t ack;
+    if (frfcfs_) {
+      waits_.clear();
+      ack = l2_[p]->access_queued(at_l2, local, chunks, true, L2Slice::kNoFill, waits_, kNoResponse);
+      // Held at the L2's input: its acknowledgement has no time yet, and
+      // none will be sent (the SMs do not wait for write acks).
+      if (ack == L2Slice::kHeld) {
+        done_ps = kDeferred;
+        return MemStatus::ok;
+      }
+    } else {
+      ack = l2_[p]->access(at_l2, local, chunks, true);
+    }
+    done_ps = icnt_.to_sm(p, req.sm, ack, 0);
+  } else if (!frfcfs_) {
     const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, 0);
     const uint64_t data = l2_[p]->access(at_l2, local, chunks, false);
     done_ps = icnt_.to_sm(p, req.sm, data, req.bytes);
     if (swap) ++swap_reads_;
+  } else {
+    if (swap) ++swap_reads_;
+    const uint64_t at_l2 = icnt_.to_partition(req.sm, p, req.issue_ps, 0);
+    const uint32_t fill = new_fill_id();
+    // The response's record, taken only if it has to wait.
+    const uint32_t r = free_responses_.empty() ? static_cast<uint32_t>(responses_.size()) : free_responses_.back();
+    waits_.clear();
+    const uint64_t data = l2_[p]->access_queued(at_l2, local, chunks, false, fill, waits_, r);
+    if (data != L2Slice::kHeld && waits_.empty()) {
+      free_fills_.push_back(fill);
+      done_ps = icnt_.to_sm(p, req.sm, data, req.bytes);
+      return MemStatus::ok;
+    }
+    if (r == responses_.size()) responses_.emplace_back(); else free_responses_.pop_back();
+    responses_[r] = {req.sm, p, req.bytes, 1, req.token, 0};  // waiting for the L2 (held) or its fills
+    if (data != L2Slice::kHeld) settle(p, r, fill, data, waits_, nullptr);  // it waits for fills: nothing completes
+    done_ps = kDeferred;
   }
   return MemStatus::ok;
+}
+
+void MemoryTiming::settle(uint32_t p, uint32_t r, uint32_t fill, uint64_t ready_ps,
+                          const std::vector<uint32_t>& waits, std::vector<MemCompletion>* out) {
+  // `fill` was reserved for a miss: queued in channel p under it, or free again.
+  if (fill != L2Slice::kNoFill) {
+    if (std::find(waits.begin(), waits.end(), fill) != waits.end())
+      fills_[fill].partition = p;
+    else
+      free_fills_.push_back(fill);
+  }
+  if (r == kNoResponse) return;  // a write
+  Response& resp = responses_[r];
+  if (ready_ps > resp.ready_ps) resp.ready_ps = ready_ps;
+  resp.waiting = static_cast<uint32_t>(waits.size());
+  if (resp.waiting == 0) {
+    complete(r, *out);
+    return;
+  }
+  for (uint32_t f : waits) fills_[f].responses.push_back(r);
+}
+
+void MemoryTiming::complete(uint32_t r, std::vector<MemCompletion>& out) {
+  const Response& resp = responses_[r];
+  // The data leaves the L2 slice: down the interconnect to its SM.
+  out.push_back({resp.sm, resp.token, icnt_.to_sm(resp.partition, resp.sm, resp.ready_ps, resp.bytes)});
+  free_responses_.push_back(r);
+}
+
+uint32_t MemoryTiming::new_fill_id() {
+  if (!free_fills_.empty()) {
+    const uint32_t f = free_fills_.back();
+    free_fills_.pop_back();
+    return f;
+  }
+  fills_.emplace_back();
+  return static_cast<uint32_t>(fills_.size() - 1);
+}
+
+uint64_t MemoryTiming::next_decision_ps() const {
+  uint64_t next = kDeferred;
+  for (const auto& d : dram_) {
+    const uint64_t t = d->next_decision_ps();
+    if (t < next) next = t;
+  }
+  return next;
+}
+
+void MemoryTiming::advance(uint64_t before_ps, std::vector<MemCompletion>& out) {
+  for (;;) {
+    // The earliest decision of any channel (the lowest channel on a tie).
+    uint32_t channel = 0;
+    uint64_t t = kDeferred;
+    for (uint32_t c = 0; c < dram_.size(); ++c) {
+      const uint64_t tc = dram_[c]->next_decision_ps();
+      if (tc < t) {
+        t = tc;
+        channel = c;
+      }
+    }
+    if (t >= before_ps) return;
+    const DramChannelTiming::Served s = dram_[channel]->decide();
+    if (!s.is_write) fill_decided(static_cast<uint32_t>(s.token), s.done_ps, out);
+  }
+}
+
+void MemoryTiming::fill_decided(uint32_t fill, uint64_t done_ps, std::vector<MemCompletion>& out) {
+  Fill& f = fills_[fill];
+  const uint32_t p = f.partition;
+  l2_[p]->fill_returned(fill, done_ps);
+  for (uint32_t r : f.responses) {
+    Response& resp = responses_[r];
+    if (done_ps > resp.ready_ps) resp.ready_ps = done_ps;
+    if (--resp.waiting == 0) complete(r, out);
+  }
+  f.responses.clear();
+  free_fills_.push_back(fill);
+  // Its MSHR is free from done_ps: a miss held at the slice's input, and
+  // what arrived behind it, can be booked now.
+  drained_.clear();
+  l2_[p]->drain_input(drained_);
+  for (const L2Slice::Drained& d : drained_) settle(p, d.response, d.new_fill, d.ready_ps, d.waits, &out);
 }
 
 uint32_t MemoryTiming::dram_queue_depth(uint64_t now_ps) const {
@@ -108,6 +224,13 @@ nlohmann::json MemoryTiming::stats_json() const {
                     {"read_bytes", c.read_bytes},
                     {"bus_busy_ps", d->bus_busy_ps()}});
     if (d->queue_limited()) dram.back()["queue_full_ps"] = c.queue_full_ps;
+    if (d->frfcfs()) {
+      const FrfcfsQueue& q = d->frfcfs_queue();
+      dram.back()["frfcfs"] = {{"reordered", c.reordered},
+                               {"queue_wait_ps", q.queue_wait_ps()},
+                               {"door_wait_ps", q.door_wait_ps()},
+                               {"max_queued", q.max_queued()}};
+    }
   }
   j["l2_partitions"] = l2;
   j["dram_channels"] = dram;

@@ -1,6 +1,8 @@
 // The memory side of the GPU as plain C++: interconnect, one L2 slice per
 // partition, one DRAM channel behind each. One call books a whole line
-// transaction end to end and returns when its response is back at the SM.
+// transaction end to end and returns when its response is back at the SM
+// (under dram.scheduler: frfcfs, a read that needs DRAM is answered later:
+// below).
 // The SystemC MemorySystem (memory_system_module.hpp) is a thin TLM wrapper
 // around this; tests and fast paths may use it directly. Picoseconds.
 //
@@ -9,6 +11,19 @@
 // Path of a WRITE: data up the interconnect -> L2 slice -> ack down.
 // The interconnect carries the request's bytes; the L2 slice works on the
 // chunks of its line the request names (its sectors, when sectored).
+//
+// Under dram.scheduler: frfcfs a read that needs DRAM (an L2 miss, a hit on
+// sectors whose fill the channel has not decided yet, or an access held at
+// the L2's input behind a miss waiting for an MSHR) is deferred:
+// access() answers kDeferred, and advance() later takes the channels'
+// decisions in time order and returns, for each deferred read whose data
+// time is then known, a MemCompletion naming the SM and the token of its
+// request. Determinism: a request issued at cycle c reaches a channel at
+// c's time + decision_lead_ps() or later (the up interconnect, the L2
+// lookup, dram.latency), so advance(before) may decide everything before
+// `before` = (the first cycle whose requests are not yet all made) x period
+// + decision_lead_ps(): no later request can be among those that had
+// arrived by such a decision.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +60,14 @@ struct MemRequest {
   bool is_write = false;
   uint64_t now_ps = 0;     // current simulation time (never decreases between calls)
   uint64_t issue_ps = 0;   // when the request leaves the SM (>= now_ps)
+  uint64_t token = 0;      // the SM's name for it, in its MemCompletion if deferred
+};
+
+// A deferred read's answer: its response is entirely back at SM `sm` at `done_ps`.
+struct MemCompletion {
+  uint32_t sm;
+  uint64_t token;
+  uint64_t done_ps;
 };
 
 class MemoryTiming {
@@ -56,9 +79,24 @@ class MemoryTiming {
   MemoryTiming(const MemoryTiming&) = delete;
   MemoryTiming& operator=(const MemoryTiming&) = delete;
 
+  static constexpr uint64_t kDeferred = ~0ull;
+
   // Books the transaction; on ok, `done_ps` is when the response (read data
-  // or write ack) is entirely back at the SM. Nothing is booked on an error.
+  // or write ack) is entirely back at the SM, or kDeferred (frfcfs): then a
+  // MemCompletion from advance() says it. Nothing is booked on an error.
   MemStatus access(const MemRequest& req, uint64_t& done_ps);
+
+  // dram.scheduler: frfcfs. Takes every channel decision due before
+  // `before_ps`, in time order (then channel order), and appends the
+  // deferred reads they complete to `out`, in that order.
+  void advance(uint64_t before_ps, std::vector<MemCompletion>& out);
+  // The time of the next channel decision (kDeferred: none waits).
+  uint64_t next_decision_ps() const;
+  // The least time from a request leaving an SM to its reaching a DRAM
+  // channel (icnt.latency + l2.hit_latency + dram.latency).
+  uint64_t decision_lead_ps() const { return decision_lead_ps_; }
+  bool frfcfs() const { return frfcfs_; }
+  uint32_t deferred_in_flight() const { return static_cast<uint32_t>(responses_.size() - free_responses_.size()); }
 
   bool is_swap(uint64_t addr) const { return addr - swap_base_ < swap_bytes_; }
 
@@ -88,6 +126,39 @@ class MemoryTiming {
   std::vector<std::unique_ptr<L2Slice>> l2_;
   uint64_t swap_reads_ = 0, swap_writes_ = 0;
   uint64_t errors_ = 0;
+
+  // FR-FCFS: deferred responses and the undecided L2 fills they wait for.
+  struct Response {
+    uint32_t sm;
+    uint32_t partition;
+    uint32_t bytes;
+    uint32_t waiting;   // undecided fills still to come
+    uint64_t token;
+    uint64_t ready_ps;  // at the L2: the latest of its lookup and the fills decided so far
+  };
+  struct Fill {
+    uint32_t partition;
+    std::vector<uint32_t> responses;  // waiting for it
+  };
+  static constexpr uint32_t kNoResponse = ~0u;  // a write held at an L2's input: nobody is answered
+  uint32_t new_fill_id();
+  void fill_decided(uint32_t fill, uint64_t done_ps, std::vector<MemCompletion>& out);
+  // A deferred access `r` (kNoResponse: a write) was booked at L2 slice p:
+  // known part `ready_ps`, undecided fills `waits`; `fill` was reserved for
+  // its miss. Completes it into `out` if nothing is undecided (access()
+  // passes none: it settles only responses that wait for fills).
+  void settle(uint32_t p, uint32_t r, uint32_t fill, uint64_t ready_ps, const std::vector<uint32_t>& waits,
+              std::vector<MemCompletion>* out);
+  void complete(uint32_t r, std::vector<MemCompletion>& out);
+
+  bool frfcfs_;
+  uint64_t decision_lead_ps_;
+  std::vector<Response> responses_;
+  std::vector<uint32_t> free_responses_;
+  std::vector<Fill> fills_;
+  std::vector<uint32_t> free_fills_;
+  std::vector<uint32_t> waits_;  // scratch for L2Slice::access_queued
+  std::vector<L2Slice::Drained> drained_;  // scratch for L2Slice::drain_input
 };
 
 }  // namespace smshare

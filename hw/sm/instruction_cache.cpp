@@ -9,6 +9,7 @@ InstructionCache::InstructionCache(const CacheSpec& spec) : spec_(spec) { flush(
 void InstructionCache::flush() {
   if (spec_.size_bytes) tags_ = std::make_unique<CacheTags>(spec_.size_bytes, spec_.line_bytes, spec_.ways);
   fill_ready_.clear();
+  undecided_.clear();
 }
 
 InstructionCache::Lookup InstructionCache::fetch(uint64_t addr, uint64_t cycle) {
@@ -18,6 +19,13 @@ InstructionCache::Lookup InstructionCache::fetch(uint64_t addr, uint64_t cycle) 
     ++fills_;
     ++probes_.misses_this_cycle;
     return {Outcome::Miss, 0};
+  }
+  if (!undecided_.empty()) {
+    auto u = undecided_.find(line);
+    if (u != undecided_.end()) {
+      ++pending_hits_;  // merged with a read whose return is not decided yet
+      return {Outcome::PendingHit, 0, u->second};
+    }
   }
   auto pending = fill_ready_.find(line);
   if (pending != fill_ready_.end()) {
@@ -40,6 +48,17 @@ void InstructionCache::fill_in_flight(uint64_t line, uint64_t ready, uint64_t cy
     for (auto it = fill_ready_.begin(); it != fill_ready_.end();)
       it = it->second <= cycle ? fill_ready_.erase(it) : std::next(it);
   fill_ready_[line] = ready;
+}
+
+}  // namespace smshare
+
+namespace smshare {
+
+void InstructionCache::fill_decided(uint64_t line, uint32_t fill, uint64_t ready, uint64_t cycle) {
+  auto u = undecided_.find(line);
+  if (u == undecided_.end() || u->second != fill) return;
+  undecided_.erase(u);
+  fill_in_flight(line, ready, cycle);
 }
 
 }  // namespace smshare

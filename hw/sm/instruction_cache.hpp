@@ -13,6 +13,10 @@
 //  * A lookup of a line whose fill is still in flight is a pending hit (the
 //    MSHR merges it: no second request); the warp waits for that fill
 //    exactly like the warp that missed.
+//  * Under dram.scheduler: frfcfs the memory system may decide a fill's
+//    return later: fill_requested() names the read, and a pending hit on
+//    the line answers that read (`fill`) instead of a cycle until
+//    fill_decided().
 //  * Each kernel starts cold (flush()): both front ends number a kernel's
 //    PCs from 0, so two kernels' code would share addresses.
 //  * With icache.size_bytes = 0 there is no instruction cache: present() is
@@ -35,9 +39,11 @@ class InstructionCache {
     Miss,        // the line was allocated: the caller sends its read below
     PendingHit,  // the line's fill is in flight: wait for it (`fill_ready`)
   };
+  static constexpr uint32_t kDecided = ~0u;
   struct Lookup {
     Outcome outcome;
-    uint64_t fill_ready;  // PendingHit: the cycle the fill returns; otherwise unused
+    uint64_t fill_ready;         // PendingHit: the cycle the fill returns; otherwise unused
+    uint32_t fill = kDecided;    // PendingHit under FR-FCFS: the read whose return is not decided yet
   };
   // This cycle's activity, for waveforms (plain stores).
   struct Probes {
@@ -61,6 +67,10 @@ class InstructionCache {
   Lookup fetch(uint64_t addr, uint64_t cycle);
   // The read of `line` that missed in `cycle` returns in `ready`.
   void fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle);
+  // dram.scheduler: frfcfs. The read `fill` of `line` returns at a time decided later...
+  void fill_requested(uint64_t line, uint32_t fill) { undecided_[line] = fill; }
+  // ... in `ready`, decided in `cycle`.
+  void fill_decided(uint64_t line, uint32_t fill, uint64_t ready, uint64_t cycle);
 
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
@@ -72,6 +82,7 @@ class InstructionCache {
   const CacheSpec spec_;
   std::unique_ptr<CacheTags> tags_;
   std::unordered_map<uint64_t, uint64_t> fill_ready_;  // line -> cycle its in-flight fill returns
+  std::unordered_map<uint64_t, uint32_t> undecided_;   // FR-FCFS: line -> read whose return is undecided
   uint64_t hits_ = 0, misses_ = 0, pending_hits_ = 0, fills_ = 0;
   Probes probes_;
 };

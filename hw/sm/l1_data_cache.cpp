@@ -11,6 +11,7 @@ void L1DataCache::flush() {
   if (spec_.size_bytes)
     tags_ = std::make_unique<CacheTags>(spec_.size_bytes, spec_.line_bytes, spec_.ways, spec_.sector_bytes);
   fill_ready_.clear();
+  undecided_.clear();
   mshrs_ = SlotPool(spec_.mshr_entries);
 }
 
@@ -19,7 +20,8 @@ uint64_t L1DataCache::accept_cycle(uint64_t line, ChunkMask chunks, uint64_t cyc
   return mshrs_.free_at(cycle);
 }
 
-L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t cycle) {
+L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t cycle,
+                                      std::vector<uint32_t>* undecided) {
   if (!tags_) return {false, 0, chunks};
   const CacheTags::Result r = tags_->access(line, chunks, /*allocate=*/true);
   const ChunkMask present = tags_->sectors_of(chunks).minus(r.missing);
@@ -30,6 +32,14 @@ L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t 
   const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
   for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks) {
     if (!present.test(c)) continue;
+    if (!undecided_.empty()) {
+      auto u = undecided_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
+      if (u != undecided_.end()) {
+        if (undecided) undecided->push_back(u->second);
+        waited = true;
+        continue;
+      }
+    }
     auto pending = fill_ready_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
     if (pending == fill_ready_.end()) continue;
     if (pending->second > cycle + spec_.hit_latency) {
@@ -65,10 +75,38 @@ void L1DataCache::fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t read
   mshrs_.hold(cycle, ready);
 }
 
+void L1DataCache::fill_requested(uint64_t line, ChunkMask sectors, uint32_t fill) {
+  if (!tags_) return;
+  const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
+  for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks)
+    if (sectors.test(c)) {
+      fill_ready_.erase(line + uint64_t(c) * ChunkMask::kChunkBytes);
+      undecided_[line + uint64_t(c) * ChunkMask::kChunkBytes] = fill;
+    }
+  mshrs_.hold_undecided();
+}
+
+void L1DataCache::fill_decided(uint64_t line, ChunkMask sectors, uint32_t fill, uint64_t ready) {
+  if (!tags_) return;
+  const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
+  for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks) {
+    if (!sectors.test(c)) continue;
+    // A store since evicted the line, or a later miss refetches it: the entry is no longer this read's.
+    auto u = undecided_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
+    if (u == undecided_.end() || u->second != fill) continue;
+    undecided_.erase(u);
+    fill_ready_[line + uint64_t(c) * ChunkMask::kChunkBytes] = ready;
+  }
+  mshrs_.decide(ready);
+}
+
 void L1DataCache::store(uint64_t line) {
   if (!tags_) return;
   tags_->invalidate(line);
-  for (uint64_t s = 0; s < spec_.line_bytes; s += sector_bytes()) fill_ready_.erase(line + s);
+  for (uint64_t s = 0; s < spec_.line_bytes; s += sector_bytes()) {
+    fill_ready_.erase(line + s);
+    if (!undecided_.empty()) undecided_.erase(line + s);
+  }
 }
 
 void L1DataCache::collect(ActivityCounters& out) const {

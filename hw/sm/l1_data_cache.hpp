@@ -21,6 +21,10 @@
 //    when all are held is not accepted: accept_cycle() says from which
 //    cycle it can be (GPGPU-Sim's MSHR_FULL reservation failure, on which
 //    ldst_unit::memory_cycle keeps the instruction and retries next cycle).
+//  * Under dram.scheduler: frfcfs the memory system may decide a miss's
+//    return later: fill_requested() records the sectors as being filled by
+//    read `fill` (holding an MSHR until fill_decided()), and a load needing
+//    them names that read in its lookup (`undecided`) instead of a cycle.
 //  * Stores are write-evict: the line is invalidated and its pending fills
 //    forgotten; the store itself goes to L2 (the L1 counts nothing).
 //  * Each kernel starts cold (flush(), as GPGPU-Sim flushes L1 at launch).
@@ -31,6 +35,7 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "hw/common/activity.hpp"
 #include "hw/common/cache_tags.hpp"
@@ -66,14 +71,22 @@ class L1DataCache {
   // held, then when the first held one is released.
   uint64_t accept_cycle(uint64_t line, ChunkMask chunks, uint64_t cycle);
   // A load of the `chunks` of `line` (aligned line address) in `cycle`, an
-  // accepted one (accept_cycle(line, chunks, cycle) == cycle).
-  Lookup load(uint64_t line, ChunkMask chunks, uint64_t cycle);
+  // accepted one (accept_cycle(line, chunks, cycle) == cycle; it may be
+  // SlotPool::kUndecided under FR-FCFS: wait for a fill_decided()). The
+  // reads whose undecided fills it waits for are appended to `undecided`
+  // (none without FR-FCFS).
+  Lookup load(uint64_t line, ChunkMask chunks, uint64_t cycle, std::vector<uint32_t>* undecided = nullptr);
   Lookup load(uint64_t line, uint64_t cycle) { return load(line, ChunkMask::line(spec_.line_bytes), cycle); }
   // The fill of the `sectors` of a line that missed in `cycle` returns in `ready`.
   void fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t ready, uint64_t cycle);
   void fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle) {
     fill_in_flight(line, ChunkMask::line(spec_.line_bytes), ready, cycle);
   }
+  // dram.scheduler: frfcfs. The `sectors` of `line` that missed are being
+  // filled by read `fill`, whose return is decided later (it holds an MSHR).
+  void fill_requested(uint64_t line, ChunkMask sectors, uint32_t fill);
+  // Read `fill` of those sectors returns in `ready` (decided in `cycle` or before).
+  void fill_decided(uint64_t line, ChunkMask sectors, uint32_t fill, uint64_t ready);
   // A store to `line` (write-evict).
   void store(uint64_t line);
 
@@ -94,6 +107,7 @@ class L1DataCache {
   std::unique_ptr<CacheTags> tags_;
   SlotPool mshrs_;
   std::unordered_map<uint64_t, uint64_t> fill_ready_;  // sector address -> cycle its in-flight fill returns
+  std::unordered_map<uint64_t, uint32_t> undecided_;   // FR-FCFS: sector address -> read whose return is undecided
   uint64_t hits_ = 0, misses_ = 0, sector_misses_ = 0, fills_ = 0, pending_hits_ = 0;
   Probes probes_;
 };

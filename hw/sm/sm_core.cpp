@@ -164,7 +164,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
 SmCore::~SmCore() = default;
 
 void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher) {
-  if (resident_ctas_ != 0 || !completions_.empty() || ldst_.busy)
+  if (resident_ctas_ != 0 || !completions_.empty() || ldst_.busy || reads_in_flight_ != 0)
     throw std::logic_error("SmCore::begin_kernel: the previous kernel has not drained");
   kernel_ = &kernel;
   mechanism_ = std::move(mechanism);
@@ -303,7 +303,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   if (!decoding_.empty()) note_wake(decoding_.front().first);
   if (!fill_waits_.empty()) note_wake(fill_waits_.top().ready);
   const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
-  if (wake_hint_ == kNever && !time_wait) {
+  if (wake_hint_ == kNever && !time_wait && reads_in_flight_ == 0) {
     // Warps are resident, nothing moved, and nothing is due: no future
     // event can change that (e.g. a barrier or lock that can never open).
     // Checked with tracing on too: a waveform run must stop the same way.
@@ -313,7 +313,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   if (cycle_by_cycle_) return cycle + 1;
   if (time_wait) note_wake(cycle + 1);  // a probability draw may differ next cycle
   note_wake(hook_wake_);                // the mechanism's time-based state updates on time
-  return wake_hint_;
+  return wake_hint_ == kNever ? kAwaitMemory : wake_hint_;  // a deferred read is still to come
 }
 
 // --- writeback: results due this cycle write their registers and clear the scoreboard.
@@ -379,6 +379,7 @@ void SmCore::start_ldst(const OperandCollectors::CollectorUnit& c) {
   ldst_.inst = inst;
   ldst_.next_line = 0;
   ldst_.data_ready = now_;
+  ldst_.undecided.clear();
   coalesce(inst, line_bytes_, ldst_.lines);
   if (is_load(inst.op)) {
     warps_[c.warp.slot].pending_loads++;
@@ -390,7 +391,8 @@ void SmCore::start_ldst(const OperandCollectors::CollectorUnit& c) {
 void SmCore::ldst_step() {
   if (!ldst_.busy) return;
   if (now_ < ldst_.mshr_wait_until) {
-    note_wake(ldst_.mshr_wait_until);  // nothing else can free an L1 MSHR
+    // Nothing else can free an L1 MSHR (kNever: a deferred fill's decision will).
+    if (ldst_.mshr_wait_until != kNever) note_wake(ldst_.mshr_wait_until);
     return;
   }
   progress_ = true;
@@ -406,37 +408,110 @@ void SmCore::ldst_step() {
       // instruction, until one is released (the LDST unit stalls).
       const uint64_t accept = l1d_.accept_cycle(line, sectors, now_);
       if (accept > now_) {
-        stats_.l1_mshr_stall_cycles += accept - now_;
-        ldst_.mshr_wait_until = accept;
-        note_wake(accept);
+        // The stall is counted when it ends (a deferred fill's decision can end it sooner than known now).
+        if (ldst_.mshr_stall_from == kNever) ldst_.mshr_stall_from = now_;
+        ldst_.mshr_wait_until = accept;  // kNever (SlotPool::kUndecided): until a deferred fill is decided
+        if (accept != SlotPool::kUndecided) note_wake(accept);
         return;
+      }
+      if (ldst_.mshr_stall_from != kNever) {
+        stats_.l1_mshr_stall_cycles += now_ - ldst_.mshr_stall_from;
+        ldst_.mshr_stall_from = kNever;
       }
     }
     ++ldst_.next_line;
     stats_.global_transactions++;
     if (load) {
       stats_.global_load_lines++;
-      const L1DataCache::Lookup l1 = l1d_.load(line, sectors, now_);
+      const L1DataCache::Lookup l1 = l1d_.load(line, sectors, now_, &ldst_.undecided);
       ldst_.data_ready = std::max(ldst_.data_ready, l1.ready);
       if (l1.hit) continue;
       // One request for the line's missing sectors.
-      const uint64_t ready = memory_.access(line, l1.missing, false, now_);
+      const uint32_t token = next_read_token();
+      const uint64_t ready = memory_.access(line, l1.missing, false, now_, token);
+      if (ready == GlobalMemoryPort::kDeferred) {
+        open_read(token, /*icache=*/false, line, l1.missing);
+        l1d_.fill_requested(line, l1.missing, token);
+        ldst_.undecided.push_back(token);
+        continue;
+      }
       l1d_.fill_in_flight(line, l1.missing, ready, now_);
       ldst_.data_ready = std::max(ldst_.data_ready, ready);
     } else {
       // Fermi's L1 is write-evict for global stores: stores go to L2.
       stats_.global_store_lines++;
       l1d_.store(line);
-      memory_.access(line, sectors, true, now_);
+      memory_.access(line, sectors, true, now_, 0);  // a write is never deferred
     }
   }
   if (ldst_.next_line < ldst_.lines.size()) return;
   ldst_.busy = false;
   if (load) {
-    schedule_completion(ldst_.warp, inst, std::max(ldst_.data_ready, now_ + 1), true);
+    finish_load();
   } else {
     schedule_completion(ldst_.warp, inst, now_ + 1, false);  // stores retire once sent
   }
+}
+
+void SmCore::finish_load() {
+  const uint64_t ready = std::max(ldst_.data_ready, now_ + 1);
+  std::vector<uint32_t>& undecided = ldst_.undecided;
+  if (undecided.empty()) {
+    schedule_completion(ldst_.warp, ldst_.inst, ready, true);
+    return;
+  }
+  // Its data is back with the last of the reads whose return is not decided yet.
+  std::sort(undecided.begin(), undecided.end());
+  undecided.erase(std::unique(undecided.begin(), undecided.end()), undecided.end());
+  uint32_t id;
+  if (free_deferred_loads_.empty()) {
+    id = static_cast<uint32_t>(deferred_loads_.size());
+    deferred_loads_.emplace_back();
+  } else {
+    id = free_deferred_loads_.back();
+    free_deferred_loads_.pop_back();
+  }
+  deferred_loads_[id] = {ldst_.warp, ldst_.inst, ready, static_cast<uint32_t>(undecided.size())};
+  for (uint32_t token : undecided) reads_[token].loads.push_back(id);
+  undecided.clear();
+}
+
+void SmCore::open_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors) {
+  if (token == reads_.size()) {
+    reads_.emplace_back();
+  } else {
+    free_reads_.pop_back();  // token is next_read_token(): the last free one
+  }
+  DeferredRead& r = reads_[token];
+  r.icache = icache;
+  r.line = line;
+  r.sectors = sectors;
+  ++reads_in_flight_;
+}
+
+uint64_t SmCore::memory_response(uint64_t token, uint64_t cycle) {
+  DeferredRead& r = reads_[token];
+  if (r.icache) {
+    icache_.fill_decided(r.line, static_cast<uint32_t>(token), cycle, now_);
+    // The warps waiting for it fetch in the order they missed, as with a decided fill.
+    for (const FillWaitTicket& t : r.fetches) fill_waits_.push({cycle, t.seq, t.warp});
+  } else {
+    l1d_.fill_decided(r.line, r.sectors, static_cast<uint32_t>(token), cycle);
+    // An LDST unit waiting for an MSHR looks again when this one is released: it may be the first.
+    if (ldst_.mshr_wait_until > cycle) ldst_.mshr_wait_until = cycle;
+  }
+  for (uint32_t id : r.loads) {
+    DeferredLoad& load = deferred_loads_[id];
+    load.ready = std::max(load.ready, cycle);
+    if (--load.waiting) continue;
+    schedule_completion(load.warp, load.inst, load.ready, true);
+    free_deferred_loads_.push_back(id);
+  }
+  r.loads.clear();
+  r.fetches.clear();
+  free_reads_.push_back(static_cast<uint32_t>(token));
+  --reads_in_flight_;
+  return cycle;
 }
 
 // --- dispatch: collector units with all operands read go to a free pipeline
@@ -784,11 +859,25 @@ void SmCore::read_icache(uint32_t slot) {
     case InstructionCache::Outcome::Miss: {
       // One line read through the SM's memory port, like a load's miss.
       const uint64_t line = icache_.line_of(addr);
-      fill_ready = memory_.access(line, ChunkMask::line(icache_.line_bytes()), /*is_write=*/false, now_);
+      const uint32_t token = next_read_token();
+      fill_ready = memory_.access(line, ChunkMask::line(icache_.line_bytes()), /*is_write=*/false, now_, token);
+      if (fill_ready == GlobalMemoryPort::kDeferred) {
+        open_read(token, /*icache=*/true, line, ChunkMask());
+        icache_.fill_requested(line, token);
+        w.ib_visible = kNever;
+        reads_[token].fetches.push_back({fill_wait_seq_++, slot});
+        return;
+      }
       icache_.fill_in_flight(line, fill_ready, now_);
       break;
     }
     case InstructionCache::Outcome::PendingHit:
+      if (lookup.fill != InstructionCache::kDecided) {
+        // Merged with a read whose return is not decided yet: wait for its decision.
+        w.ib_visible = kNever;
+        reads_[lookup.fill].fetches.push_back({fill_wait_seq_++, slot});
+        return;
+      }
       break;
   }
   w.ib_visible = kNever;

@@ -45,12 +45,17 @@ namespace smshare {
 // unit's line transactions and the instruction cache's line fills.
 class GlobalMemoryPort {
  public:
+  // access()'s answer when the memory system decides the response's time
+  // later (a read under dram.scheduler: frfcfs): it then calls
+  // SmCore::memory_response(token, cycle) with the request's `token`.
+  static constexpr uint64_t kDeferred = ~0ull;
+
   virtual ~GlobalMemoryPort() = default;
   // One transaction leaving the SM at `cycle` for the `chunks` of the line at
   // `line_addr` (it moves chunks.bytes() bytes); returns the cycle at which
-  // its response (read data, or write acknowledgement) is back.
-  // (A whole line: ChunkMask::line(line_bytes).)
-  virtual uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) = 0;
+  // its response (read data, or write acknowledgement) is back, or
+  // kDeferred. (A whole line: ChunkMask::line(line_bytes).)
+  virtual uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) = 0;
 };
 
 // Why the SM issued nothing in a cycle (the most advanced reason seen).
@@ -132,6 +137,9 @@ struct SchedulerProbes {
 class SmCore {
  public:
   static constexpr uint64_t kNever = ~0ull;
+  // tick()'s answer when nothing can happen until a deferred memory response
+  // arrives (memory_response() then says from which cycle the SM is due).
+  static constexpr uint64_t kAwaitMemory = kNever - 1;
 
   SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory);
 
@@ -147,8 +155,16 @@ class SmCore {
   bool launch_one_cta();
 
   // Runs cycle `cycle` and returns the next cycle that needs a tick, or
-  // kNever when the SM has no work left (or is deadlocked: see deadlocked()).
+  // kNever when the SM has no work left (or is deadlocked: see deadlocked()),
+  // or kAwaitMemory when only a deferred memory response can wake it.
   uint64_t tick(uint64_t cycle);
+
+  // The deferred read `token` (GlobalMemoryPort::kDeferred) is back at
+  // `cycle`, decided before that cycle's tick: fills the L1 or instruction
+  // cache, completes the loads waiting for it when it was their last, and
+  // releases the fetches waiting for it. Returns `cycle`, from which the SM
+  // must be ticked.
+  uint64_t memory_response(uint64_t token, uint64_t cycle);
 
   bool has_work() const { return resident_ctas_ > 0; }
   bool deadlocked() const { return deadlocked_; }
@@ -230,6 +246,15 @@ class SmCore {
   // returned fill): issue may see it icache.hit_latency cycles from now.
   void start_decode(uint32_t slot);
   void start_ldst(const OperandCollectors::CollectorUnit& c);
+  // The load the LDST unit has sent all lines of is complete when its data
+  // is back: at ldst_.data_ready, or after the undecided reads it waits for.
+  void finish_load();
+  // Deferred reads (FR-FCFS): the token the next deferred read gets, and
+  // the record of one.
+  uint32_t next_read_token() const {
+    return free_reads_.empty() ? static_cast<uint32_t>(reads_.size()) : free_reads_.back();
+  }
+  void open_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors);
   void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency);
   void arrive_at_barrier(uint32_t warp);
   void check_barrier(uint32_t cta_slot);
@@ -285,6 +310,12 @@ class SmCore {
   };
   std::priority_queue<FillWait, std::vector<FillWait>, std::greater<FillWait>> fill_waits_;
   uint64_t fill_wait_seq_ = 0;
+  // A warp waiting for an instruction fill whose return is not decided yet
+  // (FR-FCFS), with its place in the order of misses.
+  struct FillWaitTicket {
+    uint64_t seq;
+    uint32_t warp;
+  };
 
   struct Ldst {
     bool busy = false;
@@ -293,8 +324,31 @@ class SmCore {
     std::vector<LineAccess> lines;
     size_t next_line = 0;
     uint64_t data_ready = 0;
-    uint64_t mshr_wait_until = 0;  // the next line's miss waits for an L1 MSHR until this cycle
+    uint64_t mshr_wait_until = 0;  // the next line's miss waits for an L1 MSHR until this cycle (kNever: a decision)
+    uint64_t mshr_stall_from = kNever;  // first cycle of the MSHR stall in progress (kNever: none)
+    std::vector<uint32_t> undecided;    // FR-FCFS: deferred reads the load waits for
   } ldst_;
+
+  // FR-FCFS: reads sent below whose return the memory system decides later,
+  // by token, and the loads waiting for them (deferred_loads_[i]).
+  struct DeferredRead {
+    bool icache = false;
+    uint64_t line = 0;
+    ChunkMask sectors;                 // L1: the sectors it fills
+    std::vector<uint32_t> loads;       // deferred_loads_ entries waiting for it
+    std::vector<FillWaitTicket> fetches;  // warps whose fetch waits for it (icache)
+  };
+  struct DeferredLoad {
+    uint32_t warp = 0;
+    WarpInstruction inst;
+    uint64_t ready = 0;     // the latest data time known so far
+    uint32_t waiting = 0;   // deferred reads still to come
+  };
+  std::vector<DeferredRead> reads_;
+  std::vector<uint32_t> free_reads_;
+  uint32_t reads_in_flight_ = 0;
+  std::vector<DeferredLoad> deferred_loads_;
+  std::vector<uint32_t> free_deferred_loads_;
   uint32_t line_bytes_;
   // Sectors of the transactions the SM sends below, in chunks: the L1's, or
   // the L2's without an L1 (the whole line when not sectored).

@@ -5,6 +5,7 @@
 
 #include "hw/common/error.hpp"
 #include "hw/mem/chunk_mask_extension.hpp"
+#include "hw/mem/deferred_response_extension.hpp"
 #include "hw/sm/bank_arbitrator_module.hpp"
 #include "hw/sm/instruction_cache_module.hpp"
 #include "hw/sm/l1_data_cache_module.hpp"
@@ -29,6 +30,8 @@ SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& 
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
   payload_.set_extension(new ChunkMaskExtension);  // owned (and freed) by the payload
+  deferral_ = new DeferredResponseExtension;
+  payload_.set_extension(deferral_);  // owned (and freed) by the payload too
   // The mechanism's structures first: the hierarchy listing and the
   // waveform's save file follow creation order, and in a run with a
   // mechanism its locks and tables are what one opens the waveform for.
@@ -86,12 +89,17 @@ void SmModule::trace(Waveform& wave) {
 
 uint64_t SmModule::tick(uint64_t cycle) { return core_->tick(cycle); }
 
-uint64_t SmModule::access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) {
+uint64_t SmModule::memory_response(uint64_t token, uint64_t done_ps) {
+  return core_->memory_response(token, (done_ps + period_ps_ - 1) / period_ps_);
+}
+
+uint64_t SmModule::access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) {
   payload_.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   payload_.set_address(line_addr);
   payload_.set_data_ptr(nullptr);
   payload_.set_data_length(chunks.bytes());  // the bytes moved; the extension says which
   payload_.get_extension<ChunkMaskExtension>()->chunks = chunks;
+  deferral_->token = token;
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   const uint64_t now_ps = sc_core::sc_time_stamp().value();
   const uint64_t issue_ps = cycle * period_ps_;
@@ -103,6 +111,7 @@ uint64_t SmModule::access(uint64_t line_addr, ChunkMask chunks, bool is_write, u
                                    " (outside global memory [0, dram.swap_base) and the swap region)")
                                       .c_str());
   }
+  if (deferral_->deferred) return GlobalMemoryPort::kDeferred;
   const uint64_t ready_ps = now_ps + delay.value();
   return (ready_ps + period_ps_ - 1) / period_ps_;  // first core cycle at or after the data is back
 }

@@ -1,7 +1,8 @@
 // The SM as a SystemC module: it owns the SM's TLM-2.0 initiator socket,
 // turning the LDST unit's line transactions and the instruction cache's line
 // fills into b_transport calls (loosely timed: the target annotates the
-// delay; nothing waits), registers the SM-wide waveform probes (scope
+// delay; nothing waits; under dram.scheduler: frfcfs a read may come back
+// deferred, and the GPU hands its answer to memory_response()), registers the SM-wide waveform probes (scope
 // gpu.smN), and has a child module per named structure of its SmCore
 // (gpu.smN.register_file, bank_arbitrator, operand_collectors, scratchpad,
 // l1d, icache when configured, scheduler<s>), each bound to the plain object
@@ -22,6 +23,7 @@
 
 #include "hw/common/structure_module.hpp"
 #include "hw/common/waveform.hpp"
+#include "hw/mem/deferred_response_extension.hpp"
 #include "hw/sm/mechanism_module.hpp"
 #include "hw/sm/sm_core.hpp"
 
@@ -55,11 +57,17 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   void trace(Waveform& wave);
 
   // Runs cycle `cycle` (the current simulation time) and returns the next
-  // cycle the SM needs, or SmCore::kNever when it has no work left.
+  // cycle the SM needs, SmCore::kNever when it has no work left, or
+  // SmCore::kAwaitMemory when only a deferred response can wake it.
   uint64_t tick(uint64_t cycle);
 
+  // The memory system's answer to a deferred read (dram.scheduler: frfcfs):
+  // the read named `token` is entirely back at `done_ps`. Returns the cycle
+  // from which the SM must be ticked (the first at or after `done_ps`).
+  uint64_t memory_response(uint64_t token, uint64_t done_ps);
+
  private:
-  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) override;
+  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) override;
   // The child modules of the core's structures (in the constructor).
   void add_structures();
 
@@ -68,6 +76,7 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   std::unique_ptr<SmCore> core_;
   std::vector<std::unique_ptr<MechanismStructureModule>> mechanism_modules_;
   tlm::tlm_generic_payload payload_;
+  DeferredResponseExtension* deferral_;  // payload_'s, kept at hand
   std::vector<std::unique_ptr<StructureModule>> structures_;
 };
 

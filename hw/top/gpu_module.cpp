@@ -36,6 +36,7 @@ void GpuModule::clock_method() {
     launch(next_kernel_);
   }
   if (wave_) follow_window(cycle);
+  if (memory_->defers_responses()) deliver_memory_responses(cycle);
   bool any_was_due = false;
   for (uint32_t i = 0; i < sms_.size(); ++i) {
     if (due_[i] != cycle) continue;
@@ -55,10 +56,35 @@ void GpuModule::clock_method() {
     observer_(cycle);
   }
   uint64_t next = launch_at_;
-  for (uint64_t d : due_) next = std::min(next, d);
+  for (uint64_t d : due_)
+    if (d != SmCore::kAwaitMemory) next = std::min(next, d);
+  if (memory_->defers_responses()) next = std::min(next, next_memory_cycle());
   if (next == SmCore::kNever) return;  // nothing left: the simulation ends
   if (wave_ && cycle < wave_->first_cycle()) next = std::min(next, wave_->first_cycle());  // the window's $dumpvars
   next_trigger(sc_core::sc_time(static_cast<double>((next - cycle) * spec_.core_period_ps()), sc_core::SC_PS));
+}
+
+void GpuModule::deliver_memory_responses(uint64_t cycle) {
+  // Every request made before `cycle` is in; those of `cycle` and later
+  // reach a channel at cycle x period + lead or later, so decisions before
+  // that time see every request that arrived by then (MemoryTiming).
+  const uint64_t period = spec_.core_period_ps();
+  const uint64_t before = cycle * period + memory_->timing().decision_lead_ps();
+  responses_.clear();
+  memory_->advance(sc_core::sc_time::from_value(before), responses_);
+  for (const MemCompletion& c : responses_) {
+    const uint64_t wake = sms_[c.sm]->memory_response(c.token, c.done_ps);
+    uint64_t& due = due_[c.sm];
+    due = due >= SmCore::kAwaitMemory ? wake : std::min(due, wake);
+  }
+}
+
+uint64_t GpuModule::next_memory_cycle() const {
+  // The first cycle whose deliver_memory_responses() takes the next decision.
+  const uint64_t t = memory_->timing().next_decision_ps();
+  if (t == MemoryTiming::kDeferred) return SmCore::kNever;
+  const uint64_t lead = memory_->timing().decision_lead_ps();
+  return t < lead ? 0 : (t - lead) / spec_.core_period_ps() + 1;
 }
 
 uint64_t GpuModule::now_cycle() const { return sc_core::sc_time_stamp().value() / spec_.core_period_ps(); }

@@ -77,6 +77,12 @@ class GpuModule : public sc_core::sc_module {
   SC_HAS_PROCESS(GpuModule);
   void start_of_simulation() override { launch(0); }
   void clock_method();
+  // dram.scheduler: frfcfs. Takes the DRAM decisions due before cycle
+  // `cycle`'s requests could matter (MemoryTiming::advance) and hands the
+  // completed reads to their SMs, re-arming them; and the first cycle in
+  // which the next decision is due (SmCore::kNever: none).
+  void deliver_memory_responses(uint64_t cycle);
+  uint64_t next_memory_cycle() const;
   // Gives each SM one CTA of kernel `k` per round, round-robin, until no SM
   // takes another (GPGPU-Sim's CTA issue at kernel launch).
   void launch(size_t k);
@@ -97,6 +103,8 @@ class GpuModule : public sc_core::sc_module {
   std::vector<std::unique_ptr<SmModule>> sms_;
   size_t next_kernel_ = 0;
   std::vector<uint64_t> due_;                 // per SM: next cycle to tick, SmCore::kNever when asleep
+                                              // (kAwaitMemory: until a deferred response)
+  std::vector<MemCompletion> responses_;      // scratch for deliver_memory_responses()
   uint64_t launch_at_ = SmCore::kNever;       // cycle the next kernel starts
   Waveform* wave_ = nullptr;                  // null: no waveform
   std::vector<uint32_t> traced_sms_;

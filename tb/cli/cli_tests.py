@@ -500,6 +500,15 @@ def _(ctx):
               "l2.line_bytes (128)")
 
 
+@case("bad_dram_scheduler")
+def _(ctx):
+    # dram.scheduler takes fcfs or frfcfs; the message names where the value came from, the key and both.
+    bad_input(ctx, SMALL + ("--set", "dram.scheduler=foo"), 1, "--set", "dram.scheduler", "'foo'", "fcfs", "frfcfs")
+    f = ctx.write("dram-sched.yaml", "extends: fermi-gtx480\nname: dram-sched\ndram:\n  scheduler: foo\n")
+    bad_input(ctx, ("run", "--config", f, "--kernel", "hotspot"), 1, str(f), "dram.scheduler", "'foo'", "fcfs",
+              "frfcfs")
+
+
 @case("bad_yaml_complex_key")
 def _(ctx):
     # A YAML mapping key that is not a scalar must be an input error naming the file.
@@ -608,6 +617,24 @@ def _(ctx):
             "--mechanism", "regshare", "--set", "sm.pipeline_registers=true", "--set", "sm.register_bank_ports=2")
     plain = same_with_waveforms(ctx, args, ((), ("--vcd-window", "0:500", "--vcd-sms", "2")))
     check(plain["config"]["params"]["sm.pipeline_registers"] == "true", "the key did not reach the run")
+
+
+@case("determinism_vcd_with_frfcfs")
+def _(ctx):
+    # Under FR-FCFS a DRAM decision at time t is taken in the first cycle c
+    # with c x period + (icnt.latency + l2.hit_latency + dram.latency) > t,
+    # before the SMs tick, whichever cycles the clock runs: a waveform run
+    # (SMs ticking every cycle) and a second run must give the same report.
+    args = ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 40, "--set", "gpu.num_sms=4",
+            "--set", "dram.scheduler=frfcfs", "--set", "icache.size_bytes=2048", "--set", "l1.mshr_entries=4",
+            "--set", "dram.queue_depth=8", "--set", "l2.mshr_entries=4")
+    plain = same_with_waveforms(ctx, args, ((), ("--vcd-window", "0:500", "--vcd-sms", "2")))
+    same_twice(ctx, *args)
+    channels = plain["counters"]["memory"]["dram_channels"]
+    check(sum(c["frfcfs"]["reordered"] for c in channels) > 0, "FR-FCFS never served a row hit before an older miss")
+    slices = plain["counters"]["memory"]["l2_partitions"]
+    check(sum(p["miss_stall_ps"] for p in slices) > 0, "no L2 read miss ever waited for an MSHR")
+    check(plain["config"]["params"]["dram.scheduler"] == "frfcfs", "the report does not show dram.scheduler")
 
 
 @case("determinism_seed_changes_report")

@@ -12,7 +12,7 @@ namespace smshare::tb {
 
 struct FixedLatencyMemory : GlobalMemoryPort {
   explicit FixedLatencyMemory(uint64_t latency) : latency(latency) {}
-  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle) override {
+  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t /*token*/) override {
     requests.push_back({line_addr, chunks.bytes(), is_write, cycle});
     return cycle + latency;
   }

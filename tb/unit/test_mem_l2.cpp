@@ -84,6 +84,32 @@ TEST(L2Slice, HitOnAFillInFlightWaitsForTheFill) {
   EXPECT_EQ(s.dram.counters().reads, 1u);  // merged: no second DRAM read
 }
 
+TEST(L2Slice, TwoFillsInFlightInOneSetKeepTheirOwnTimes) {
+  Slice s;
+  // Lines 0 and 8 (local 0 and 1024) share set 0, in two ways. The fill
+  // record once was a table indexed by line number modulo the slice's 8
+  // lines, where line 8's miss overwrote line 0's fill and the hit below
+  // returned at its lookup (14 ns) instead of with the fill.
+  const uint64_t fill0 = s.l2.access(0, 0, false);
+  const uint64_t fill8 = s.l2.access(0, 1024, false);
+  EXPECT_GT(fill8, fill0);
+  EXPECT_EQ(s.l2.access(1000, 0, false), fill0);
+  EXPECT_EQ(s.l2.access(1000, 1024, false), fill8);
+  EXPECT_EQ(s.l2.counters().pending_hits, 2u);
+}
+
+TEST(L2Slice, ALineAllocatedOverAVictimDoesNotWaitForTheVictimsFill) {
+  Slice s;
+  const uint64_t fill0 = s.l2.access(0, 0, false);  // line 0 in flight until fill0
+  s.l2.access(0, 512, true);                          // set 0 full (lines 0, 4)
+  s.l2.access(0, 1024, true);                         // evicts line 0 (LRU)
+  // Line 0 comes back by a write into the way of line 4 or 8: the sector is
+  // valid at once, and a read of it does not wait for the old fill.
+  const uint64_t written = s.l2.access(1000, 0, true);
+  EXPECT_LT(written, fill0);
+  EXPECT_EQ(s.l2.access(1000, 0, false), written + 2000);  // behind the write on the port
+}
+
 TEST(L2Slice, LruEvictionWithinASet) {
   Slice s;
   // Local 0, 512, 1024 share set 0 (lines 0, 4, 8).

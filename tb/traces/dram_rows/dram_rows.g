@@ -1,0 +1,1 @@
+dram_rows.traceg

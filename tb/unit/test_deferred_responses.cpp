@@ -1,0 +1,181 @@
+// Deferred memory responses (dram.scheduler: frfcfs) on one SmCore: the
+// memory port answers every read GlobalMemoryPort::kDeferred and decides it
+// one cycle before its data is back, `kLatency` cycles after it left. The
+// run must then be the one a port answering `kLatency` at once gives: the
+// same requests in the same cycles, the same MSHR stalls, pending hits and
+// instruction-cache merges, the same last cycle. Each case runs one script
+// both ways.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../common/fixed_latency_memory.hpp"
+#include "../common/scripted_kernel.hpp"
+#include "hw/common/gpu_config.hpp"
+#include "hw/common/instruction.hpp"
+#include "hw/common/slot_pool.hpp"
+#include "hw/frontend/cta_dispatcher.hpp"
+#include "hw/sharing/registry.hpp"
+#include "hw/sm/sm_core.hpp"
+
+namespace smshare {
+namespace {
+
+constexpr uint64_t kLatency = 200;
+constexpr uint64_t kLine = 0x10000000;
+
+// Defers every read; writes come back kLatency later at once.
+struct DeferringMemory : GlobalMemoryPort {
+  struct Read {
+    uint64_t token;
+    uint64_t cycle;
+  };
+  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) override {
+    fixed.access(line_addr, chunks, is_write, cycle, token);  // the record of what left when
+    if (is_write) return cycle + kLatency;
+    reads.push_back({token, cycle});
+    return kDeferred;
+  }
+  tb::FixedLatencyMemory fixed{kLatency};
+  std::vector<Read> reads;
+  size_t decided = 0;
+};
+
+struct SmRun {
+  SmRun(std::vector<std::string> overrides, uint32_t warps, tb::ScriptedKernel::Script script, bool deferred)
+      : spec(load_gpu_config("fermi-gtx480", overrides)),
+        kernel("script", resources(warps), std::move(script)),
+        core(0, spec, deferred ? static_cast<GlobalMemoryPort&>(deferring) : fixed) {
+    core.begin_kernel(kernel, mechanism_registry().configure({}).make(spec.sm, kernel.resources(), "test"),
+                      dispatcher);
+    EXPECT_TRUE(core.launch_one_cta());
+    // The GPU's clock in small: decisions due in a cycle go first, then the
+    // SM ticks if it is due.
+    uint64_t due = 0;
+    for (int guard = 0; guard < 100000; ++guard) {
+      uint64_t next = due >= SmCore::kAwaitMemory ? SmCore::kNever : due;
+      if (deferring.decided < deferring.reads.size())
+        next = std::min(next, deferring.reads[deferring.decided].cycle + kLatency - 1);
+      if (next == SmCore::kNever) break;
+      for (; deferring.decided < deferring.reads.size(); ++deferring.decided) {
+        const DeferringMemory::Read& r = deferring.reads[deferring.decided];
+        if (r.cycle + kLatency - 1 > next) break;
+        const uint64_t wake = core.memory_response(r.token, r.cycle + kLatency);
+        due = due >= SmCore::kAwaitMemory ? wake : std::min(due, wake);
+      }
+      if (due == next) due = core.tick(next);
+    }
+    EXPECT_EQ(due, SmCore::kNever);
+    EXPECT_FALSE(core.deadlocked());
+  }
+  static KernelResources resources(uint32_t warps) {
+    KernelResources r = tb::single_warp_grid();
+    r.threads_per_cta = 32 * warps;
+    return r;
+  }
+  const std::vector<tb::FixedLatencyMemory::Request>& requests() const {
+    return fixed.requests.empty() ? deferring.fixed.requests : fixed.requests;
+  }
+
+  GpuSpec spec;
+  tb::ScriptedKernel kernel;
+  tb::FixedLatencyMemory fixed{kLatency};
+  DeferringMemory deferring;
+  SmCore core;
+  CtaDispatcher dispatcher{1};
+};
+
+void expect_same_run(const SmRun& fixed, const SmRun& deferred) {
+  ASSERT_EQ(fixed.requests().size(), deferred.requests().size());
+  for (size_t i = 0; i < fixed.requests().size(); ++i) {
+    EXPECT_EQ(fixed.requests()[i].cycle, deferred.requests()[i].cycle) << "request " << i;
+    EXPECT_EQ(fixed.requests()[i].line, deferred.requests()[i].line) << "request " << i;
+  }
+  const SmStats a = fixed.core.stats(), b = deferred.core.stats();
+  EXPECT_EQ(a.last_cycle, b.last_cycle);
+  EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+  EXPECT_EQ(a.l1_mshr_stall_cycles, b.l1_mshr_stall_cycles);
+  EXPECT_EQ(a.l1_pending_hits, b.l1_pending_hits);
+  EXPECT_EQ(a.icache_misses, b.icache_misses);
+  EXPECT_EQ(a.icache_pending_hits, b.icache_pending_hits);
+  EXPECT_EQ(a.idle_cycles, b.idle_cycles);
+  EXPECT_EQ(a.reason_cycles, b.reason_cycles);
+}
+
+TEST(DeferredResponses, ALoadCompletesWhenItsLastLineIsDecided) {
+  // One load of two lines (lanes 128 B apart in two halves) and a dependent add.
+  auto script = [](uint32_t, uint32_t) {
+    WarpInstruction load = tb::mem(OpClass::GlobalLoad, 1, kLine, 8);  // 32 lanes x 8 B: two lines
+    return std::vector<WarpInstruction>{load, tb::alu(2, {1})};
+  };
+  const SmRun fixed({"gpu.num_sms=1"}, 1, script, false);
+  const SmRun deferred({"gpu.num_sms=1"}, 1, script, true);
+  EXPECT_EQ(deferred.deferring.reads.size(), 2u);
+  expect_same_run(fixed, deferred);
+}
+
+TEST(DeferredResponses, AnL1PendingHitWaitsForTheUndecidedFill) {
+  // Two warps load the same line: the second merges with the first's fill.
+  auto script = [](uint32_t, uint32_t) {
+    return std::vector<WarpInstruction>{tb::mem(OpClass::GlobalLoad, 1, kLine, 4), tb::alu(2, {1})};
+  };
+  const SmRun fixed({"gpu.num_sms=1"}, 2, script, false);
+  const SmRun deferred({"gpu.num_sms=1"}, 2, script, true);
+  EXPECT_EQ(deferred.deferring.reads.size(), 1u);
+  EXPECT_EQ(deferred.core.stats().l1_pending_hits, 1u);
+  expect_same_run(fixed, deferred);
+}
+
+TEST(DeferredResponses, AMissWaitingForAnMshrLeavesWhenTheFirstFillIsBack) {
+  // Three loads of three lines with two L1 MSHRs: the third waits for an
+  // MSHR whose release is undecided when it stalls, then leaves when the
+  // first fill is back (first + 200), as with the answer known at once.
+  auto script = [](uint32_t, uint32_t) {
+    return std::vector<WarpInstruction>{tb::mem(OpClass::GlobalLoad, 1, kLine, 4),
+                                        tb::mem(OpClass::GlobalLoad, 2, kLine + 128, 4),
+                                        tb::mem(OpClass::GlobalLoad, 3, kLine + 256, 4)};
+  };
+  const SmRun fixed({"gpu.num_sms=1", "l1.mshr_entries=2"}, 1, script, false);
+  const SmRun deferred({"gpu.num_sms=1", "l1.mshr_entries=2"}, 1, script, true);
+  ASSERT_EQ(deferred.requests().size(), 3u);
+  EXPECT_EQ(deferred.requests()[2].cycle, deferred.requests()[0].cycle + kLatency);
+  EXPECT_GT(deferred.core.stats().l1_mshr_stall_cycles, 0u);
+  expect_same_run(fixed, deferred);
+}
+
+TEST(DeferredResponses, InstructionFetchesMergeWithAnUndecidedLineFill) {
+  // Two warps run the same code, NOPs over two 128 B lines: the second
+  // warp's fetches merge with the first's line reads.
+  auto script = [](uint32_t, uint32_t) {
+    std::vector<WarpInstruction> code;
+    for (uint64_t pc = 0; pc < 256; pc += 8) {
+      WarpInstruction i;
+      i.op = OpClass::IntAlu;
+      i.pc = pc;
+      code.push_back(i);
+    }
+    return code;
+  };
+  const std::vector<std::string> icache = {"gpu.num_sms=1", "icache.size_bytes=4096"};
+  const SmRun fixed(icache, 2, script, false);
+  const SmRun deferred(icache, 2, script, true);
+  EXPECT_EQ(deferred.deferring.reads.size(), 2u);
+  EXPECT_GT(deferred.core.stats().icache_pending_hits, 0u);
+  expect_same_run(fixed, deferred);
+}
+
+TEST(SlotPool, AnUndecidedHoldBlocksUntilItsReleaseIsKnown) {
+  SlotPool f(1);
+  f.hold_undecided();
+  EXPECT_EQ(f.free_at(5), SlotPool::kUndecided);
+  EXPECT_EQ(f.held(5), 1u);
+  f.decide(40);
+  EXPECT_EQ(f.free_at(6), 40u);
+  EXPECT_EQ(f.free_at(40), 40u);
+  EXPECT_EQ(f.held(40), 0u);
+}
+
+}  // namespace
+}  // namespace smshare
