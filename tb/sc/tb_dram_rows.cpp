@@ -41,6 +41,7 @@
 #include <string>
 
 #include "hw/top/simulation.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare {
 namespace {
@@ -49,7 +50,9 @@ nlohmann::json run(const std::string& scheduler) {
   RunRequest req;
   req.config = "fermi-gtx480";
   req.trace = std::string(SMSHARE_SOURCE_DIR) + "/tb/traces/dram_rows/dram_rows.g";
-  req.overrides = {"gpu.num_sms=1", "dram.scheduler=" + scheduler};
+  // The addresses and cycles are derived for 2 KB rows without the GTX480
+  // instruction cache and memory limits.
+  req.overrides = tb::compact_gtx480({"gpu.num_sms=1", "dram.scheduler=" + scheduler});
   return run_simulation(req);
 }
 

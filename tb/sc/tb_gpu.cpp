@@ -6,7 +6,7 @@
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
 #include "hw/top/simulation.hpp"
-#include "tb/common/without_gtx480_limits.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare {
 namespace {
@@ -31,7 +31,7 @@ TEST(Gpu, StreamingKernelReachesConfiguredDramBandwidth) {
   res.grid_ctas = 180;  // two waves of 6 CTAs on 15 SMs
   // Without GPGPU-Sim's GTX480 MSHRs and DRAM latency: with them, fewer
   // lines are in flight than the buses need (this tests the bus model).
-  auto r = run_profile("fermi-gtx480", "streaming", res, tb::without_gtx480_limits());
+  auto r = run_profile("fermi-gtx480", "streaming", res, tb::compact_gtx480());
   ASSERT_TRUE(r["completed"].get<bool>());
   uint64_t bytes = 0;
   for (const auto& ch : r["counters"]["memory"]["dram_channels"]) bytes += ch["bytes"].get<uint64_t>();

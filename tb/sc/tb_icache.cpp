@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "hw/top/simulation.hpp"
-#include "tb/common/without_gtx480_limits.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare {
 namespace {
@@ -43,7 +43,7 @@ nlohmann::json run_trace(const std::string& name, std::vector<std::string> overr
   req.config = "fermi-gtx480";
   req.trace = kTraces + name + "/kernelslist.g";
   overrides.insert(overrides.begin(), "gpu.num_sms=1");
-  req.overrides = tb::without_gtx480_limits(overrides);
+  req.overrides = tb::compact_gtx480(overrides);
   return run_simulation(req);
 }
 

@@ -13,7 +13,7 @@
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
 #include "hw/top/simulation.hpp"
-#include "tb/common/without_gtx480_limits.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare::tb {
 namespace {
@@ -22,7 +22,7 @@ namespace {
 // 64 threads x 40 registers = 2560; 3840 registers at 50 % sharing give
 // M = 1 + floor(1280 / (0.5 x 2560)) = 2, U = 0, S = 1. Registers r0..r19
 // are private (floor(40 x 0.5)), r20..r39 behind a lock per warp pair.
-GpuSpec pair_sm() { return load_gpu_config("fermi-gtx480", tb::without_gtx480_limits({"gpu.num_sms=1", "sm.registers=3840"})); }
+GpuSpec pair_sm() { return load_gpu_config("fermi-gtx480", tb::compact_gtx480({"gpu.num_sms=1", "sm.registers=3840"})); }
 
 KernelResources pair_kernel() {
   KernelResources r;
@@ -128,7 +128,7 @@ nlohmann::json run_spmshare(uint64_t smem_offset) {
   SimulateOptions o;
   o.kernel_origin = "scripted";
   o.mechanism = {"spmshare", {"jatala.sharing=0.5"}, ""};
-  return simulate(load_gpu_config("fermi-gtx480", tb::without_gtx480_limits({"gpu.num_sms=1", "sm.scratchpad_bytes=6144"})), k, o);
+  return simulate(load_gpu_config("fermi-gtx480", tb::compact_gtx480({"gpu.num_sms=1", "sm.scratchpad_bytes=6144"})), k, o);
 }
 
 TEST(JatalaScratchpad, PrivateRegionAccessesRunTogether) {

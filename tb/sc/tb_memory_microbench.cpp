@@ -29,7 +29,7 @@ const std::vector<std::string> kMemory = {
     "l2.line_bytes=128", "l2.ways=16", "l2.hit_latency=80", "l2.bytes_per_cycle=64", "l2.sector_bytes=0",
     "l2.mshr_entries=0", "dram.channels=6", "dram.banks=16", "dram.bandwidth_gbps=177.4",
     "dram.clock_mhz=924", "dram.row_bytes=2048", "dram.tCL=12", "dram.tRCD=12", "dram.tRP=12",
-    "dram.tRAS=28", "dram.latency=0", "dram.queue_depth=0", "dram.interleave_bytes=256"};
+    "dram.tRAS=28", "dram.latency=0", "dram.queue_depth=0", "dram.scheduler=fcfs", "dram.interleave_bytes=256"};
 
 nlohmann::json run(const std::string& trace, const std::vector<std::string>& extra = {}) {
   RunRequest req;

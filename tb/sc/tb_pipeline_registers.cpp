@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "hw/top/simulation.hpp"
-#include "tb/common/without_gtx480_limits.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare {
 namespace {
@@ -146,7 +146,7 @@ TEST_P(PipelineMicrobenchmark, TakesTheHandDerivedCycles) {
   req.config = "fermi-gtx480";
   req.trace = kTraces + c.trace + "/kernelslist.g";
   // The hand derivations assume no instruction-cache misses and no memory limits.
-  req.overrides = tb::without_gtx480_limits(
+  req.overrides = tb::compact_gtx480(
       {"gpu.num_sms=1", std::string("sm.pipeline_registers=") + (c.pipeline_registers ? "true" : "false")});
   req.overrides.insert(req.overrides.end(), c.overrides.begin(), c.overrides.end());
   auto r = run_simulation(req);

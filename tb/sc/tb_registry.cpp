@@ -17,7 +17,7 @@
 #include "hw/common/gpu_config.hpp"
 #include "hw/sharing/registry.hpp"
 #include "hw/top/simulation.hpp"
-#include "tb/common/without_gtx480_limits.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare::tb {
 namespace {
@@ -98,7 +98,7 @@ nlohmann::json run_independent_stream(std::vector<std::string> settings) {
   SimulateOptions o;
   o.kernel_origin = "scripted";
   o.mechanism = {"cycle_gate", std::move(settings), ""};
-  return simulate(load_gpu_config("fermi-gtx480", tb::without_gtx480_limits({"gpu.num_sms=1"})), k, o);
+  return simulate(load_gpu_config("fermi-gtx480", tb::compact_gtx480({"gpu.num_sms=1"})), k, o);
 }
 
 TEST(RegistryDummyMechanism, ItsSettingIsEchoedAndItsGateSpacesTheIssues) {

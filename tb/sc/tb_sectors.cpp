@@ -9,7 +9,7 @@
 #include <string>
 
 #include "hw/top/simulation.hpp"
-#include "tb/common/without_gtx480_limits.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare {
 namespace {
@@ -21,7 +21,7 @@ nlohmann::json run(const std::string& trace, unsigned sector_bytes) {
   req.config = "fermi-gtx480";
   req.trace = kTraces + trace + ".g";
   const std::string s = std::to_string(sector_bytes);
-  req.overrides = tb::without_gtx480_limits({"gpu.num_sms=1", "l1.sector_bytes=" + s, "l2.sector_bytes=" + s});
+  req.overrides = tb::compact_gtx480({"gpu.num_sms=1", "l1.sector_bytes=" + s, "l2.sector_bytes=" + s});
   return run_simulation(req);
 }
 

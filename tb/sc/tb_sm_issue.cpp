@@ -18,14 +18,14 @@
 #include "common/scripted_kernel.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/top/simulation.hpp"
-#include "tb/common/without_gtx480_limits.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare::tb {
 namespace {
 
 GpuSpec one_sm_fermi(std::vector<std::string> extra = {}) {
   extra.insert(extra.begin(), "gpu.num_sms=1");
-  return load_gpu_config("fermi-gtx480", tb::without_gtx480_limits(extra));
+  return load_gpu_config("fermi-gtx480", tb::compact_gtx480(extra));
 }
 
 KernelResources one_cta(uint32_t warps) {

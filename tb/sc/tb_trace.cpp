@@ -12,7 +12,7 @@
 
 #include "hw/common/error.hpp"
 #include "hw/top/simulation.hpp"
-#include "tb/common/without_gtx480_limits.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare {
 namespace {
@@ -23,7 +23,7 @@ RunRequest trace_request(const std::string& list) {
   RunRequest req;
   req.config = "fermi-gtx480";
   req.trace = list;
-  req.overrides = tb::without_gtx480_limits();
+  req.overrides = tb::compact_gtx480();
   return req;
 }
 

@@ -13,6 +13,7 @@
 
 #include "../common/fixed_latency_memory.hpp"
 #include "../common/scripted_kernel.hpp"
+#include "../common/compact_gtx480.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/instruction.hpp"
 #include "hw/common/slot_pool.hpp"
@@ -45,7 +46,7 @@ struct DeferringMemory : GlobalMemoryPort {
 
 struct SmRun {
   SmRun(std::vector<std::string> overrides, uint32_t warps, tb::ScriptedKernel::Script script, bool deferred)
-      : spec(load_gpu_config("fermi-gtx480", overrides)),
+      : spec(load_gpu_config("fermi-gtx480", tb::compact_gtx480(std::move(overrides)))),
         kernel("script", resources(warps), std::move(script)),
         core(0, spec, deferred ? static_cast<GlobalMemoryPort&>(deferring) : fixed) {
     core.begin_kernel(kernel, mechanism_registry().configure({}).make(spec.sm, kernel.resources(), "test"),

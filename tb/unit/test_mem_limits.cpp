@@ -19,7 +19,7 @@
 #include "hw/sm/l1_data_cache.hpp"
 #include "hw/sm/sm_core.hpp"
 #include "tb/common/round_memory_specs.hpp"
-#include "tb/common/without_gtx480_limits.hpp"
+#include "tb/common/compact_gtx480.hpp"
 
 namespace smshare {
 namespace {
@@ -68,7 +68,7 @@ TEST(L1Mshr, HitsAndPendingHitsNeedNoMshr) {
 struct SmWithMshrs {
   static constexpr uint64_t kLatency = 200;
   explicit SmWithMshrs(const char* mshr_entries)
-      : spec(load_gpu_config("fermi-gtx480", tb::without_gtx480_limits({"gpu.num_sms=1", mshr_entries}))) {
+      : spec(load_gpu_config("fermi-gtx480", tb::compact_gtx480({"gpu.num_sms=1", mshr_entries}))) {
     core.begin_kernel(kernel, mechanism_registry().configure({}).make(spec.sm, kernel.resources(), "test"),
                       dispatcher);
     EXPECT_TRUE(core.launch_one_cta());
