@@ -28,6 +28,7 @@ struct SmCore::Warp {
   bool at_barrier = false;
   bool gate_refused = false;                  // the gate refused it last cycle (shown to the policy once)
   bool counted = false;                       // included in wait_count_
+  bool wants_fetch = false;                   // included in fetch_wanted_
   StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
@@ -663,6 +664,11 @@ void SmCore::update_view(uint32_t slot) {
 void SmCore::refresh(uint32_t slot) {
   update_view(slot);
   Warp& w = warps_[slot];
+  const bool wants_fetch = w.valid && !w.stream_done && w.ib_count == 0;
+  if (wants_fetch != w.wants_fetch) {
+    w.wants_fetch = wants_fetch;
+    wants_fetch ? ++fetch_wanted_ : --fetch_wanted_;
+  }
   auto& counts = wait_count_[slot % spec_.num_schedulers];
   if (w.counted) --counts[static_cast<int>(w.wait)];
   w.counted = w.valid;
@@ -803,9 +809,6 @@ void SmCore::decode() {
 // otherwise the next warp in round-robin order with an empty buffer reads
 // its next group from the program and looks up its first PC.
 void SmCore::fetch() {
-  uint32_t waiting = 0;
-  for (const auto& counts : wait_count_) waiting += counts[static_cast<int>(StallReason::Fetch)];
-  if (waiting == 0) return;
   uint32_t slots = spec_.fetch_per_cycle;
   while (slots > 0 && !fill_waits_.empty() && fill_waits_.top().ready <= now_) {
     const uint32_t slot = fill_waits_.top().warp;
@@ -814,6 +817,9 @@ void SmCore::fetch() {
     progress_ = true;
     start_decode(slot);
   }
+  // Most cycles every buffer is full, decoding or waiting for its line:
+  // nothing to scan for.
+  if (fetch_wanted_ == 0) return;
   const uint32_t n = static_cast<uint32_t>(warps_.size());
   // The scan starts where the last cycle's fetches left off; fetch_rr_
   // moves as warps are fetched, so the scan keeps its own start (with

@@ -380,6 +380,7 @@ class SmCore {
 
   uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
   uint32_t fetch_rr_ = 0;
+  uint32_t fetch_wanted_ = 0;  // valid warps with an empty instruction buffer and instructions left (refresh())
   uint64_t next_age_ = 0;
   uint32_t resident_ctas_ = 0;
   uint32_t resident_warps_ = 0;
