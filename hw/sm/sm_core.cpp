@@ -500,6 +500,17 @@ uint64_t SmCore::memory_response(uint64_t token, uint64_t cycle) {
     l1d_.fill_decided(r.line, r.sectors, static_cast<uint32_t>(token), cycle);
     // An LDST unit waiting for an MSHR looks again when this one is released: it may be the first.
     if (ldst_.mshr_wait_until > cycle) ldst_.mshr_wait_until = cycle;
+    // The load the LDST unit is still sending may wait for this read (its
+    // own miss, or a pending hit on it). finish_load() registers a load only
+    // with the reads still undecided when its last line is sent, and this
+    // token is free from here (a later read may take it), so the answer's
+    // time joins the load's now.
+    auto& undecided = ldst_.undecided;
+    const auto answered = std::remove(undecided.begin(), undecided.end(), static_cast<uint32_t>(token));
+    if (answered != undecided.end()) {
+      undecided.erase(answered, undecided.end());
+      ldst_.data_ready = std::max(ldst_.data_ready, cycle);
+    }
   }
   for (uint32_t id : r.loads) {
     DeferredLoad& load = deferred_loads_[id];

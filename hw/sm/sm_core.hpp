@@ -326,7 +326,7 @@ class SmCore {
     uint64_t data_ready = 0;
     uint64_t mshr_wait_until = 0;  // the next line's miss waits for an L1 MSHR until this cycle (kNever: a decision)
     uint64_t mshr_stall_from = kNever;  // first cycle of the MSHR stall in progress (kNever: none)
-    std::vector<uint32_t> undecided;    // FR-FCFS: deferred reads the load waits for
+    std::vector<uint32_t> undecided;    // FR-FCFS: deferred reads the load waits for, not answered yet
   } ldst_;
 
   // FR-FCFS: reads sent below whose return the memory system decides later,

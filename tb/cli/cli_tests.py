@@ -637,6 +637,22 @@ def _(ctx):
     check(plain["config"]["params"]["dram.scheduler"] == "frfcfs", "the report does not show dram.scheduler")
 
 
+@case("frfcfs_scattered_loads_complete")
+def _(ctx):
+    # bfs's loads are scattered (a line per lane): a load sends its lines over
+    # many cycles, and under FR-FCFS a read can be decided while its load still
+    # sends the rest. One CTA on one SM must run to the end (it used to stop
+    # in a false deadlock a few instructions before the end).
+    k = load_kernel("bfs")
+    res = ctx.run("run", "--config", "jatala-fermi", "--kernel", "bfs", "--ctas", 1, "--set", "gpu.num_sms=1",
+                  "--set", "dram.scheduler=frfcfs", "--json")
+    expect_rc(res, 0)
+    r = res.json()
+    check("deadlock" not in r, f"deadlock: {r.get('deadlock')}")
+    expected = warps_per_cta(k["threads_per_cta"]) * k["instructions_per_warp"]
+    check(r["warp_instructions"] == expected, f"{r['warp_instructions']} warp instructions, expected {expected}")
+
+
 @case("determinism_seed_changes_report")
 def _(ctx):
     # hotspot shuffles its register first-use order and draws its body from the seed.

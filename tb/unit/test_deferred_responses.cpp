@@ -1,6 +1,8 @@
 // Deferred memory responses (dram.scheduler: frfcfs) on one SmCore: the
 // memory port answers every read GlobalMemoryPort::kDeferred and decides it
-// one cycle before its data is back, `kLatency` cycles after it left. The
+// `decision_delay` cycles after it left (one cycle before its data is back
+// unless a case says otherwise); the data is back `kLatency` cycles after it
+// left. The
 // run must then be the one a port answering `kLatency` at once gives: the
 // same requests in the same cycles, the same MSHR stalls, pending hits and
 // instruction-cache merges, the same last cycle. Each case runs one script
@@ -42,13 +44,16 @@ struct DeferringMemory : GlobalMemoryPort {
   tb::FixedLatencyMemory fixed{kLatency};
   std::vector<Read> reads;
   size_t decided = 0;
+  uint64_t decision_delay = kLatency - 1;  // from a read leaving to its decision, in cycles
 };
 
 struct SmRun {
-  SmRun(std::vector<std::string> overrides, uint32_t warps, tb::ScriptedKernel::Script script, bool deferred)
+  SmRun(std::vector<std::string> overrides, uint32_t warps, tb::ScriptedKernel::Script script, bool deferred,
+        uint64_t decision_delay = kLatency - 1)
       : spec(load_gpu_config("fermi-gtx480", tb::compact_gtx480(std::move(overrides)))),
         kernel("script", resources(warps), std::move(script)),
         core(0, spec, deferred ? static_cast<GlobalMemoryPort&>(deferring) : fixed) {
+    deferring.decision_delay = decision_delay;
     core.begin_kernel(kernel, mechanism_registry().configure({}).make(spec.sm, kernel.resources(), "test"),
                       dispatcher);
     EXPECT_TRUE(core.launch_one_cta());
@@ -58,11 +63,11 @@ struct SmRun {
     for (int guard = 0; guard < 100000; ++guard) {
       uint64_t next = due >= SmCore::kAwaitMemory ? SmCore::kNever : due;
       if (deferring.decided < deferring.reads.size())
-        next = std::min(next, deferring.reads[deferring.decided].cycle + kLatency - 1);
+        next = std::min(next, deferring.reads[deferring.decided].cycle + deferring.decision_delay);
       if (next == SmCore::kNever) break;
       for (; deferring.decided < deferring.reads.size(); ++deferring.decided) {
         const DeferringMemory::Read& r = deferring.reads[deferring.decided];
-        if (r.cycle + kLatency - 1 > next) break;
+        if (r.cycle + deferring.decision_delay > next) break;
         const uint64_t wake = core.memory_response(r.token, r.cycle + kLatency);
         due = due >= SmCore::kAwaitMemory ? wake : std::min(due, wake);
       }
@@ -114,6 +119,26 @@ TEST(DeferredResponses, ALoadCompletesWhenItsLastLineIsDecided) {
   const SmRun fixed({"gpu.num_sms=1"}, 1, script, false);
   const SmRun deferred({"gpu.num_sms=1"}, 1, script, true);
   EXPECT_EQ(deferred.deferring.reads.size(), 2u);
+  expect_same_run(fixed, deferred);
+}
+
+TEST(DeferredResponses, AReadDecidedWhileItsLoadStillSendsLinesCounts) {
+  // Two scattered loads (32 lanes 128 B apart: 32 lines, one sent per
+  // cycle); every read is decided the cycle after it left. The first loads
+  // lines 1..32; the second lines 0..31: its line 0 misses, and its read is
+  // decided while the LDST unit still looks up lines 1..31, which hit (or
+  // pending-hit fills already decided) and send nothing, so that read's name
+  // is not reused. The load must complete when that read's data is back, as
+  // with the answer known at once (it used to wait for the answered read
+  // forever: a false deadlock).
+  auto script = [](uint32_t, uint32_t) {
+    return std::vector<WarpInstruction>{tb::mem(OpClass::GlobalLoad, 1, kLine + 128, 128),
+                                        tb::mem(OpClass::GlobalLoad, 2, kLine, 128), tb::alu(3, {2})};
+  };
+  const SmRun fixed({"gpu.num_sms=1"}, 1, script, false);
+  const SmRun deferred({"gpu.num_sms=1"}, 1, script, true, /*decision_delay=*/1);
+  EXPECT_EQ(deferred.deferring.reads.size(), 33u);
+  EXPECT_EQ(deferred.core.stats().warp_instructions, 3u);
   expect_same_run(fixed, deferred);
 }
 
