@@ -70,6 +70,12 @@ class WarpGate {
  public:
   virtual ~WarpGate() = default;
   virtual bool may_issue(const WarpContext& w, const WarpInstruction& inst, uint64_t cycle) = 0;
+  // The instruction may_issue let through entered the pipeline. The SM may
+  // still refuse it after the gate said yes (a full collector or ID_OC
+  // register); it then asks the gate again in a later cycle it ticks, and a
+  // sleeping SM ticks fewer of those than one traced cycle by cycle. So
+  // whatever must not depend on how often the SM polls is counted here.
+  virtual void issued(const WarpContext&, const WarpInstruction&) {}
   // Scheduling class the scheduler policy may use (0 = first): OWF's owner,
   // unshared, non-owner. Baseline: everyone equal.
   virtual uint8_t priority_class(const WarpContext&) const { return 1; }

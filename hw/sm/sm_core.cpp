@@ -782,6 +782,7 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
       if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
     w.in_flight++;
   }
+  mechanism_.gate->issued(w.ctx, inst);
   const bool is_barrier = inst.op == OpClass::Barrier;
   stats_.warp_instructions++;
   stats_.thread_instructions += inst.active_lanes();

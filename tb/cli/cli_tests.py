@@ -619,6 +619,21 @@ def _(ctx):
     check(plain["config"]["params"]["sm.pipeline_registers"] == "true", "the key did not reach the run")
 
 
+@case("determinism_vcd_with_dwe_and_full_collectors")
+def _(ctx):
+    # A shared warp the lock lets through may find no free collector unit
+    # (or ID_OC slot) and ask the lock again in every cycle its SM ticks: a
+    # traced SM ticks more of them than a sleeping one. The lock array counts
+    # one read per instruction that issues past the lock, so its activity
+    # must not change with tracing, with either operand pipeline.
+    for pipeline_registers in ("false", "true"):
+        args = ("run", "--config", "jatala-fermi", "--kernel", "backprop", "--mechanism", "regshare",
+                "--set", "jatala.dynamic_warp_execution=true", "--ctas", 60, "--set", "l1.mshr_entries=32",
+                "--set", f"sm.pipeline_registers={pipeline_registers}")
+        plain = same_with_waveforms(ctx, args, (("--vcd-window", "1000:5000", "--vcd-sms", "0,7"),))
+        check(plain["activity"]["lock_array_register"]["reads"] > 0, "regshare never read its lock array")
+
+
 @case("determinism_vcd_with_frfcfs")
 def _(ctx):
     # Under FR-FCFS a DRAM decision at time t is taken in the first cycle c

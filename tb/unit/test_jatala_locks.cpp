@@ -62,7 +62,11 @@ TEST(JatalaScratchpadLocks, OnePerCtaPairHeldUntilTheCtaFinishes) {
   locks.release(1, 1);
   EXPECT_EQ(locks.holder(1), -1);
   EXPECT_EQ(locks.acquire(1, 0), LockResult::Granted);
-  EXPECT_EQ(locks.reads(), 4u);  // usable lookups; the Busy one is the caller's busy-wait
+  // A lookup is read once its instruction issues (the caller says so): a
+  // Busy one is the caller's busy-wait, counted per waiting cycle.
+  EXPECT_EQ(locks.reads(), 0u);
+  locks.count_issue_lookup();
+  EXPECT_EQ(locks.reads(), 1u);
   EXPECT_EQ(locks.writes(), 4u);  // three acquisitions, one release
 }
 

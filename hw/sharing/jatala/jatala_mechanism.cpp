@@ -59,6 +59,7 @@ class Gate final : public WarpGate {
   bool may_issue(const WarpContext& w, const WarpInstruction& inst, uint64_t cycle) override {
     return s_->may_issue(w, inst, cycle);
   }
+  void issued(const WarpContext& w, const WarpInstruction& inst) override { s_->issued(w, inst); }
   uint8_t priority_class(const WarpContext& w) const override { return s_->priority_class(w); }
 
  private:

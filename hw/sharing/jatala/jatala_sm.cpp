@@ -98,6 +98,14 @@ bool JatalaSm::may_issue(const WarpContext& w, const WarpInstruction& inst, uint
   return true;
 }
 
+// The lookup that let the instruction through is read once, however many
+// cycles a full pipeline kept it from issuing (lock_array.hpp).
+void JatalaSm::issued(const WarpContext& w, const WarpInstruction& inst) {
+  if (!table_.seat(w.cta_slot).shared || !needs_lock(inst)) return;
+  if (resource_ == Resource::Registers) reg_locks_.count_issue_lookup();
+  else spm_locks_.count_issue_lookup();
+}
+
 uint8_t JatalaSm::priority_class(const WarpContext& w) const {
   if (!table_.resident(w.cta_slot)) return 1;
   const Seat& s = table_.seat(w.cta_slot);
@@ -116,7 +124,8 @@ void JatalaSm::warp_finished(const WarpContext& w) {
 void JatalaSm::collect(ActivityCounters& out) const {
   const bool regs = resource_ == Resource::Registers;
   auto& lock = out[regs ? "lock_array_register" : "lock_array_scratchpad"];
-  // Usable lookups, plus one lookup per cycle a refused warp busy-waits.
+  // Lookups of instructions that issued and of operands, plus one lookup per
+  // cycle a refused warp busy-waits.
   lock.reads += (regs ? reg_locks_.reads() : spm_locks_.reads()) + lock_wait_cycles_;
   lock.writes += regs ? reg_locks_.writes() : spm_locks_.writes();
   lock.instances = 1;  // per SM; the report multiplies by SMs

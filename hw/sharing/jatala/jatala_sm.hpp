@@ -43,6 +43,7 @@ class JatalaSm {
 
   // --- warp gate
   bool may_issue(const WarpContext& w, const WarpInstruction& inst, uint64_t cycle);
+  void issued(const WarpContext& w, const WarpInstruction& inst);
   uint8_t priority_class(const WarpContext& w) const;
 
   // --- hooks

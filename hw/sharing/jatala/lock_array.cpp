@@ -12,7 +12,6 @@ LockResult RegisterLockArray::acquire(uint32_t pair, uint8_t member, uint32_t wa
   int8_t& lock = locks_[index(pair, warp)];
   if (lock >= 0 && lock != member) return LockResult::Busy;
   if (lock < 0 && rule_ && held_[pair * 2 + (1 - member)] > 0) return LockResult::Refused;
-  ++reads_;
   if (lock == member) return LockResult::Held;
   lock = static_cast<int8_t>(member);
   ++held_[pair * 2 + member];
@@ -37,7 +36,6 @@ void RegisterLockArray::release(uint32_t pair, uint8_t member, uint32_t warp) {
 LockResult ScratchpadLockArray::acquire(uint32_t pair, uint8_t member) {
   int8_t& lock = locks_[pair];
   if (lock >= 0 && lock != member) return LockResult::Busy;
-  ++reads_;
   if (lock == member) return LockResult::Held;
   lock = static_cast<int8_t>(member);
   ++writes_;

@@ -5,10 +5,16 @@
 // while no warp of the partner CTA holds one (partner warps that acquired
 // and finished no longer count). Scratchpad sharing: one lock per CTA pair,
 // released when the holding CTA finishes (Fig. 4). Both count their
-// accesses for the power model: reads = lookups that found the lock usable
-// (held, or free and taken), writes = acquisitions and releases. A refused
-// attempt is a busy-wait the caller counts per waiting cycle, so the count
-// does not depend on how often a sleeping SM happens to poll.
+// accesses for the power model, none of them depending on how often a
+// sleeping SM happens to poll:
+//   reads  = one issue-time lookup per instruction that issued past its lock
+//            (held, or free and taken), counted by the caller at issue with
+//            count_issue_lookup(): a warp the pipeline stalls after the lock
+//            let it through asks again in every cycle its SM ticks, yet the
+//            lock cannot change under it (it holds it until it finishes);
+//            and, for registers, each operand lookup of holds();
+//   writes = acquisitions and releases.
+// A refused attempt is a busy-wait the caller counts per waiting cycle.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +34,10 @@ class RegisterLockArray {
  public:
   RegisterLockArray(uint32_t pairs, uint32_t warps_per_cta, bool deadlock_avoidance);
 
+  // The issue-time request; a grant takes the lock (a write). Its read is
+  // count_issue_lookup()'s, once the instruction issues.
   LockResult acquire(uint32_t pair, uint8_t member, uint32_t warp);
+  void count_issue_lookup() { ++reads_; }
   // Lookup only (Fig. 3 step (e) on an operand access): does `member` hold it?
   bool holds(uint32_t pair, uint8_t member, uint32_t warp);
   // Warp `warp` of `member` finished: its lock, if any, is released.
@@ -54,7 +63,9 @@ class ScratchpadLockArray {
  public:
   explicit ScratchpadLockArray(uint32_t pairs) : locks_(pairs, -1) {}
 
+  // As RegisterLockArray::acquire.
   LockResult acquire(uint32_t pair, uint8_t member);
+  void count_issue_lookup() { ++reads_; }
   // The CTA `member` of `pair` finished: releases the lock if it held it.
   void release(uint32_t pair, uint8_t member);
   int holder(uint32_t pair) const { return locks_[pair]; }
