@@ -336,11 +336,13 @@ void SmCore::writeback() {
       if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
       warp.pending_writes.reset(c.dst[written]);
     }
-    if (written > 0) {
-      progress_ = true;
-      refresh(c.warp);
-    }
     if (written < c.num_dst) {
+      // Part of the result is written: the warp may be ready now (when all
+      // of it is, the refresh below covers everything at once).
+      if (written > 0) {
+        progress_ = true;
+        refresh(c.warp);
+      }
       for (uint8_t i = written; i < c.num_dst; ++i) c.dst[i - written] = c.dst[i];
       c.num_dst = static_cast<uint8_t>(c.num_dst - written);
       c.cycle = now_ + 1;
