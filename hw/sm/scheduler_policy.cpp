@@ -29,9 +29,10 @@ class LrrPolicy final : public SchedulerPolicy {
     }
     // This runs every cycle for every scheduler with a ready warp: two plain
     // passes instead of a modulo per warp, each writing every slot and
-    // keeping it only if valid (no branch, no push_back per warp).
-    order.resize(n);
-    uint32_t* out = order.data();
+    // keeping it only if valid (no branch, no push_back per warp), into a
+    // buffer that only ever grows, copied out at once.
+    if (buffer_.size() < n) buffer_.resize(n);
+    uint32_t* out = buffer_.data();
     size_t kept = 0;
     for (size_t i = start; i < n; ++i) {
       out[kept] = warps[i].slot;
@@ -41,7 +42,7 @@ class LrrPolicy final : public SchedulerPolicy {
       out[kept] = warps[i].slot;
       kept += warps[i].valid;
     }
-    order.resize(kept);
+    order.assign(out, out + kept);
   }
 
   void issued(uint32_t slot) override { last_ = slot; }
@@ -64,6 +65,7 @@ class LrrPolicy final : public SchedulerPolicy {
 
   uint32_t last_ = kNoSlot;
   std::vector<size_t> position_;  // by slot: its index in the last list seen
+  std::vector<uint32_t> buffer_;
 };
 
 // Orders the valid warps by a two-part key, smallest first, after the `greedy`
