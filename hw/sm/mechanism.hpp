@@ -70,6 +70,10 @@ class WarpGate {
  public:
   virtual ~WarpGate() = default;
   virtual bool may_issue(const WarpContext& w, const WarpInstruction& inst, uint64_t cycle) = 0;
+  // True when may_issue says yes to every warp and keeps no state (the
+  // baseline's open gate): the SM may then leave it unasked for a warp whose
+  // pipeline has no room.
+  virtual bool always_open() const { return false; }
   // Scheduling class the scheduler policy may use (0 = first): OWF's owner,
   // unshared, non-owner. Baseline: everyone equal.
   virtual uint8_t priority_class(const WarpContext&) const { return 1; }

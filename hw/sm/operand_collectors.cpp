@@ -43,6 +43,12 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
   return true;
 }
 
+bool OperandCollectors::has_free_unit(ExecUnit unit) const {
+  const unsigned u = static_cast<unsigned>(unit);
+  return std::any_of(units_.begin() + pool_begin_[u], units_.begin() + pool_begin_[u + 1],
+                     [](const CollectorUnit& c) { return !c.busy; });
+}
+
 OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRoute& route,
                                                       BankArbitrator& arbitrator, uint32_t step) {
   ReadResult result;

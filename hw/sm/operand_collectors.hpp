@@ -86,6 +86,9 @@ class OperandCollectors {
   // it); false if none is free.
   bool allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle, uint32_t step = 0);
 
+  // Whether allocate() would find a free unit for an instruction bound for `unit`.
+  bool has_free_unit(ExecUnit unit) const;
+
   // The operand-read stage of `cycle` (step `step` of it).
   ReadResult read(uint64_t cycle, RegisterRoute& route, BankArbitrator& arbitrator, uint32_t step = 0);
 

@@ -46,6 +46,7 @@ class LrrPolicy final : public SchedulerPolicy {
   }
 
   void issued(uint32_t slot) override { last_ = slot; }
+  bool stateless_order() const override { return true; }  // position_ and buffer_ only save work
 
  private:
   // Position of `slot` in `warps`, or warps.size(). A scheduler's warp list
@@ -118,6 +119,7 @@ class GtoPolicy final : public SchedulerPolicy {
   }
 
   void issued(uint32_t slot) override { last_ = slot; }
+  bool stateless_order() const override { return true; }
 
  private:
   KeyOrder sorter_;
@@ -137,6 +139,7 @@ class OwfPolicy final : public SchedulerPolicy {
   }
 
   void issued(uint32_t) override {}
+  bool stateless_order() const override { return true; }
 
  private:
   KeyOrder sorter_;

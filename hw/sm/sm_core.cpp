@@ -29,6 +29,7 @@ struct SmCore::Warp {
   bool gate_refused = false;                  // the gate refused it last cycle (shown to the policy once)
   bool counted = false;                       // included in wait_count_
   bool wants_fetch = false;                   // included in fetch_wanted_
+  uint8_t need = 0;                           // while ready: its ready_need_ entry (pipeline_need of the head)
   StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
@@ -153,6 +154,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     gate_refused_.push_back(0);
     wait_count_.emplace_back();
     wait_count_.back().fill(0);
+    ready_need_.emplace_back();
+    ready_need_.back().fill(0);
     for (uint32_t slot = s; slot < spec_.max_warps; slot += spec_.num_schedulers) {
       WarpView v;
       v.slot = slot;
@@ -180,6 +183,9 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   dispatcher_ = &dispatcher;
   hook_wake_ = mechanism_.hooks->next_wake();
   priority_epoch_ = mechanism_.hooks->priority_epoch();
+  skip_full_schedulers_ = mechanism_.gate->always_open() &&
+                          std::all_of(schedulers_.begin(), schedulers_.end(),
+                                      [](const auto& policy) { return policy->stateless_order(); });
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
 }
 
@@ -671,12 +677,28 @@ void SmCore::refresh(uint32_t slot) {
     w.wants_fetch = wants_fetch;
     wants_fetch ? ++fetch_wanted_ : --fetch_wanted_;
   }
-  auto& counts = wait_count_[slot % spec_.num_schedulers];
-  if (w.counted) --counts[static_cast<int>(w.wait)];
+  const uint32_t s = slot % spec_.num_schedulers;
+  auto& counts = wait_count_[s];
+  if (w.counted) {
+    --counts[static_cast<int>(w.wait)];
+    if (w.wait == StallReason::None) --ready_need_[s][w.need];
+  }
   w.counted = w.valid;
   if (!w.valid) return;
   w.wait = blocking_reason(w);
   ++counts[static_cast<int>(w.wait)];
+  if (w.wait == StallReason::None) {
+    w.need = static_cast<uint8_t>(pipeline_need(w.head()));
+    ++ready_need_[s][w.need];
+  }
+}
+
+bool SmCore::may_issue_any(size_t scheduler) const {
+  const auto& need = ready_need_[scheduler];
+  if (need[kNoPipeline]) return true;
+  for (unsigned u = 0; u < kNumExecUnits; ++u)
+    if (need[u] && has_room(u)) return true;
+  return false;
 }
 
 void SmCore::issue() {
@@ -701,6 +723,12 @@ void SmCore::issue() {
     probes.issued_warp = -1;
     probes.issued_this_cycle = 0;
     if (ready == 0) continue;
+    if (skip_full_schedulers_ && gate_refused_[s] == 0 && !may_issue_any(s)) {
+      // What the loop below would find: every ready warp passes the open
+      // gate and finds its pipeline full.
+      best = std::max(best, StallReason::Pipeline);
+      continue;
+    }
 
     schedulers_[s]->order(sched_views_[s], sched_order_);
     // A refusal is shown to the policy in one ordering only: the gate may

@@ -291,6 +291,24 @@ class SmCore {
   // wait_count_[scheduler][reason]: warps of that scheduler in that state
   // (reason None = ready to issue as far as the warp itself is concerned).
   std::vector<std::array<uint32_t, kNumStallReasons>> wait_count_;
+  // ready_need_[scheduler][n]: its ready warps whose next instruction needs
+  // a slot of ExecUnit n, or (n = kNoPipeline) none: a barrier or exit.
+  static constexpr unsigned kNoPipeline = kNumExecUnits;
+  std::vector<std::array<uint32_t, kNumExecUnits + 1>> ready_need_;
+  // The gate is always open and every policy's order keeps no state: a
+  // scheduler whose ready warps all find their pipeline full is not run.
+  bool skip_full_schedulers_ = false;
+  static unsigned pipeline_need(const WarpInstruction& inst) {
+    return inst.op == OpClass::Barrier || inst.op == OpClass::Exit ? kNoPipeline
+                                                                   : static_cast<unsigned>(exec_unit_of(inst.op));
+  }
+  // Room for an instruction bound for `unit` at issue: a free ID_OC slot with
+  // pipeline registers, else a free collector unit.
+  bool has_room(unsigned unit) const {
+    return pipelined_ ? id_oc_[unit].has_free() : collectors_.has_free_unit(static_cast<ExecUnit>(unit));
+  }
+  // Some ready warp of `scheduler` may issue (as far as its pipeline knows).
+  bool may_issue_any(size_t scheduler) const;
   std::vector<uint32_t> sched_order_;
   std::array<std::vector<uint64_t>, kNumExecUnits> unit_next_free_;  // per ExecUnit, per pipeline
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
