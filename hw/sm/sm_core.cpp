@@ -137,6 +137,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       l1d_(gpu.l1),
       icache_(gpu.icache) {
   for (auto& w : warps_) w.ibuffer.resize(spec_.ibuffer_entries);
+  fetch_wanted_slots_.assign((warps_.size() + 63) / 64, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Sp)].assign(spec_.sp_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Sfu)].assign(spec_.sfu_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Mem)].assign(spec_.ldst_units, 0);
@@ -676,6 +677,7 @@ void SmCore::refresh(uint32_t slot) {
   if (wants_fetch != w.wants_fetch) {
     w.wants_fetch = wants_fetch;
     wants_fetch ? ++fetch_wanted_ : --fetch_wanted_;
+    fetch_wanted_slots_[slot / 64] ^= uint64_t{1} << (slot % 64);
   }
   const uint32_t s = slot % spec_.num_schedulers;
   auto& counts = wait_count_[s];
@@ -855,10 +857,9 @@ void SmCore::fetch() {
   // moves as warps are fetched, so the scan keeps its own start (with
   // sm.fetch_per_cycle > 1 it would otherwise skip the slot after each).
   const uint32_t start = fetch_rr_;
-  for (uint32_t k = 0; k < n && slots > 0; ++k) {
+  for (uint32_t k = next_fetch_candidate(start, 0); k < n && slots > 0; k = next_fetch_candidate(start, k + 1)) {
     const uint32_t slot = (start + k) % n;
     Warp& w = warps_[slot];
-    if (!w.valid || w.stream_done || w.ib_count != 0) continue;
     --slots;
     progress_ = true;
     while (w.ib_count < w.ibuffer.size()) {
@@ -881,6 +882,29 @@ void SmCore::fetch() {
     refresh(slot);
     maybe_retire(slot);
   }
+}
+
+uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
+  const uint32_t n = static_cast<uint32_t>(warps_.size());
+  // The first slot in [from, to) that wants a fetch, or `to`.
+  auto first_in = [this](uint32_t from, uint32_t to) {
+    for (uint32_t word = from / 64; word * 64 < to; ++word) {
+      uint64_t bits = fetch_wanted_slots_[word];
+      if (word == from / 64) bits &= ~uint64_t{0} << (from % 64);
+      if (bits) return std::min(to, word * 64 + static_cast<uint32_t>(__builtin_ctzll(bits)));
+    }
+    return to;
+  };
+  if (k < n - start) {  // slots start .. n-1
+    const uint32_t slot = first_in(start + k, n);
+    if (slot < n) return slot - start;
+    k = n - start;
+  }
+  if (k < n) {  // then 0 .. start-1
+    const uint32_t slot = first_in(k - (n - start), start);
+    if (slot < start) return slot + (n - start);
+  }
+  return n;
 }
 
 void SmCore::read_icache(uint32_t slot) {
