@@ -987,11 +987,17 @@ void SmCore::check_barrier(uint32_t cta_slot) {
   Cta& cta = ctas_[cta_slot];
   if (cta.arrived == 0 || cta.arrived < cta.may_arrive || cta.release_pending) return;
   progress_ = true;
-  if (pipelined_) release_barrier(cta);
-  else cta.release_pending = true;
+  if (pipelined_) {
+    release_barrier(cta);
+  } else {
+    cta.release_pending = true;
+    barrier_to_open_ = true;
+  }
 }
 
 void SmCore::open_barriers() {
+  if (!barrier_to_open_) return;  // most cycles: no CTA to look at
+  barrier_to_open_ = false;
   for (Cta& cta : ctas_)
     if (cta.valid && cta.release_pending) release_barrier(cta);
 }

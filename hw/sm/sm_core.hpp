@@ -389,6 +389,7 @@ class SmCore {
     return registers[0].size() + registers[1].size() + registers[2].size();
   }
   uint64_t issue_seq_ = 0;
+  bool barrier_to_open_ = false;  // a CTA's barrier opens at the start of the next cycle (compact timing)
 
   BankArbitrator arbitrator_;
   OperandCollectors collectors_;
