@@ -157,6 +157,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     wait_count_.back().fill(0);
     ready_need_.emplace_back();
     ready_need_.back().fill(0);
+    ready_slot_sum_.push_back(0);
     for (uint32_t slot = s; slot < spec_.max_warps; slot += spec_.num_schedulers) {
       WarpView v;
       v.slot = slot;
@@ -164,6 +165,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     }
   }
   scheduler_probes_.resize(spec_.num_schedulers);
+  stateless_orders_ = std::all_of(schedulers_.begin(), schedulers_.end(),
+                                  [](const auto& policy) { return policy->stateless_order(); });
 }
 
 SmCore::~SmCore() = default;
@@ -184,9 +187,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   dispatcher_ = &dispatcher;
   hook_wake_ = mechanism_.hooks->next_wake();
   priority_epoch_ = mechanism_.hooks->priority_epoch();
-  skip_full_schedulers_ = mechanism_.gate->always_open() &&
-                          std::all_of(schedulers_.begin(), schedulers_.end(),
-                                      [](const auto& policy) { return policy->stateless_order(); });
+  skip_full_schedulers_ = stateless_orders_ && mechanism_.gate->always_open();
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
 }
 
@@ -683,7 +684,10 @@ void SmCore::refresh(uint32_t slot) {
   auto& counts = wait_count_[s];
   if (w.counted) {
     --counts[static_cast<int>(w.wait)];
-    if (w.wait == StallReason::None) --ready_need_[s][w.need];
+    if (w.wait == StallReason::None) {
+      --ready_need_[s][w.need];
+      ready_slot_sum_[s] -= slot;
+    }
   }
   w.counted = w.valid;
   if (!w.valid) return;
@@ -692,6 +696,7 @@ void SmCore::refresh(uint32_t slot) {
   if (w.wait == StallReason::None) {
     w.need = static_cast<uint8_t>(pipeline_need(w.head()));
     ++ready_need_[s][w.need];
+    ready_slot_sum_[s] += slot;
   }
 }
 
@@ -732,7 +737,8 @@ void SmCore::issue() {
       continue;
     }
 
-    schedulers_[s]->order(sched_views_[s], sched_order_);
+    if (ready == 1 && stateless_orders_) sched_order_.assign(1, ready_slot_sum_[s]);
+    else schedulers_[s]->order(sched_views_[s], sched_order_);
     // A refusal is shown to the policy in one ordering only: the gate may
     // say yes next time without any event on the warp.
     for (uint32_t slot = static_cast<uint32_t>(s); gate_refused_[s] && slot < warps_.size();

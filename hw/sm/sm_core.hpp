@@ -295,8 +295,15 @@ class SmCore {
   // a slot of ExecUnit n, or (n = kNoPipeline) none: a barrier or exit.
   static constexpr unsigned kNoPipeline = kNumExecUnits;
   std::vector<std::array<uint32_t, kNumExecUnits + 1>> ready_need_;
-  // The gate is always open and every policy's order keeps no state: a
-  // scheduler whose ready warps all find their pipeline full is not run.
+  // ready_slot_sum_[scheduler]: the sum of its ready warps' slots, which is
+  // the slot of the ready warp when there is one.
+  std::vector<uint32_t> ready_slot_sum_;
+  // Every policy's order keeps no state: a scheduler with one ready warp
+  // tries it without ordering (the order could only put it first among the
+  // ready), and ...
+  bool stateless_orders_ = false;
+  // ... with a gate that is always open too, a scheduler whose ready warps
+  // all find their pipeline full is not run.
   bool skip_full_schedulers_ = false;
   static unsigned pipeline_need(const WarpInstruction& inst) {
     return inst.op == OpClass::Barrier || inst.op == OpClass::Exit ? kNoPipeline
