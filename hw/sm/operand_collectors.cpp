@@ -9,6 +9,7 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
   const std::array<uint32_t, kNumExecUnits> counts = {spec.oc_units_sp, spec.oc_units_sfu, spec.oc_units_mem};
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
     pool_begin_[u] = static_cast<uint32_t>(units_.size());
+    free_units_[u] = counts[u];
     for (uint32_t i = 0; i < counts[u]; ++i) {
       units_.emplace_back();
       units_.back().unit = static_cast<ExecUnit>(u);
@@ -20,12 +21,14 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
 bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
                                  uint32_t step) {
   const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
+  if (free_units_[u] == 0) return false;
   auto first = units_.begin() + pool_begin_[u], last = units_.begin() + pool_begin_[u + 1];
   auto free_unit = std::find_if(first, last, [](const CollectorUnit& c) { return !c.busy; });
   if (free_unit == last) return false;
   CollectorUnit& c = *free_unit;
   c.busy = true;
   ++probes_.busy_units;
+  --free_units_[u];
   c.seq = allocations_++;
   c.warp = warp;
   copy_decoded(c.inst, inst);
@@ -41,12 +44,6 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
   if (c.pending) ++reading_units_;
   c.ready_cycle = time(cycle, step) + 1;
   return true;
-}
-
-bool OperandCollectors::has_free_unit(ExecUnit unit) const {
-  const unsigned u = static_cast<unsigned>(unit);
-  return std::any_of(units_.begin() + pool_begin_[u], units_.begin() + pool_begin_[u + 1],
-                     [](const CollectorUnit& c) { return !c.busy; });
 }
 
 OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRoute& route,

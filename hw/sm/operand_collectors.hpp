@@ -87,7 +87,7 @@ class OperandCollectors {
   bool allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle, uint32_t step = 0);
 
   // Whether allocate() would find a free unit for an instruction bound for `unit`.
-  bool has_free_unit(ExecUnit unit) const;
+  bool has_free_unit(ExecUnit unit) const { return free_units_[static_cast<unsigned>(unit)] > 0; }
 
   // The operand-read stage of `cycle` (step `step` of it).
   ReadResult read(uint64_t cycle, RegisterRoute& route, BankArbitrator& arbitrator, uint32_t step = 0);
@@ -122,6 +122,7 @@ class OperandCollectors {
   // Busy units with pending operands: read() and dispatch() stop scanning
   // once they have seen all the units they can act on.
   uint32_t reading_units_ = 0;
+  std::array<uint32_t, kNumExecUnits> free_units_{};  // per pool: units not busy
   uint64_t allocations_ = 0;
   Probes probes_;
 };
@@ -144,6 +145,7 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, uint32_t ste
     if (!leave(static_cast<const CollectorUnit&>(c))) continue;
     c.busy = false;
     --probes_.busy_units;
+    ++free_units_[static_cast<unsigned>(c.unit)];
   }
   return next_ready == kNever || steps_per_cycle_ == 1 ? next_ready : next_ready / steps_per_cycle_;
 }
