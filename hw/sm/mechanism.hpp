@@ -76,6 +76,10 @@ class WarpGate {
   // sleeping SM ticks fewer of those than one traced cycle by cycle. So
   // whatever must not depend on how often the SM polls is counted here.
   virtual void issued(const WarpContext&, const WarpInstruction&) {}
+  // True when may_issue says yes to every warp and keeps no state (the
+  // baseline's open gate): the SM may then leave it unasked for a warp whose
+  // pipeline has no room.
+  virtual bool always_open() const { return false; }
   // Scheduling class the scheduler policy may use (0 = first): OWF's owner,
   // unshared, non-owner. Baseline: everyone equal.
   virtual uint8_t priority_class(const WarpContext&) const { return 1; }

@@ -9,6 +9,7 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
   const std::array<uint32_t, kNumExecUnits> counts = {spec.oc_units_sp, spec.oc_units_sfu, spec.oc_units_mem};
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
     pool_begin_[u] = static_cast<uint32_t>(units_.size());
+    free_units_[u] = counts[u];
     for (uint32_t i = 0; i < counts[u]; ++i) {
       units_.emplace_back();
       units_.back().unit = static_cast<ExecUnit>(u);
@@ -20,12 +21,14 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
 bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
                                  uint32_t step) {
   const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
+  if (free_units_[u] == 0) return false;
   auto first = units_.begin() + pool_begin_[u], last = units_.begin() + pool_begin_[u + 1];
   auto free_unit = std::find_if(first, last, [](const CollectorUnit& c) { return !c.busy; });
   if (free_unit == last) return false;
   CollectorUnit& c = *free_unit;
   c.busy = true;
   ++probes_.busy_units;
+  --free_units_[u];
   c.seq = allocations_++;
   c.warp = warp;
   copy_decoded(c.inst, inst);
@@ -38,6 +41,7 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
     if (!dup) c.operands[c.num_operands++] = r;
   }
   c.pending = static_cast<uint8_t>((1u << c.num_operands) - 1);
+  if (c.pending) ++reading_units_;
   c.ready_cycle = time(cycle, step) + 1;
   return true;
 }
@@ -45,13 +49,16 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
 OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRoute& route,
                                                       BankArbitrator& arbitrator, uint32_t step) {
   ReadResult result;
-  if (probes_.busy_units == 0) return result;
+  if (reading_units_ == 0) return result;
   const uint64_t now = time(cycle, step);
   const uint32_t bank_step = stepped_ ? step : BankArbitrator::kAnyStep;
   const uint32_t n = static_cast<uint32_t>(units_.size());
-  for (uint32_t k = 0; k < n; ++k) {
-    CollectorUnit& c = units_[(rotation_ + k) % n];
+  // The units in rotating order, up to the last one with an operand to read.
+  uint32_t to_visit = reading_units_;
+  for (uint32_t u = rotation_; to_visit > 0; u = u + 1 == n ? 0 : u + 1) {
+    CollectorUnit& c = units_[u];
     if (!c.busy || !c.pending) continue;
+    --to_visit;
     for (uint8_t i = 0; i < c.num_operands; ++i) {
       if (!(c.pending & (1u << i))) continue;
       const OperandRoute r = route.route(c.warp, c.operands[i], /*is_write=*/false, cycle);
@@ -61,6 +68,7 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
       }
       if (!arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle, bank_step)) continue;
       c.pending &= static_cast<uint8_t>(~(1u << i));
+      if (!c.pending) --reading_units_;
       c.ready_cycle = std::max<uint64_t>(c.ready_cycle, now + 1 + uint64_t{r.extra_cycles} * steps_per_cycle_);
       result.granted = true;
     }

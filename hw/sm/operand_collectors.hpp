@@ -86,6 +86,9 @@ class OperandCollectors {
   // it); false if none is free.
   bool allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle, uint32_t step = 0);
 
+  // Whether allocate() would find a free unit for an instruction bound for `unit`.
+  bool has_free_unit(ExecUnit unit) const { return free_units_[static_cast<unsigned>(unit)] > 0; }
+
   // The operand-read stage of `cycle` (step `step` of it).
   ReadResult read(uint64_t cycle, RegisterRoute& route, BankArbitrator& arbitrator, uint32_t step = 0);
 
@@ -102,6 +105,8 @@ class OperandCollectors {
   uint32_t steps_per_cycle() const { return steps_per_cycle_; }
 
   uint32_t busy_units() const { return probes_.busy_units; }
+  // Busy units with an operand still to read (the rest wait for dispatch).
+  uint32_t reading_units() const { return reading_units_; }
   uint64_t allocations() const { return allocations_; }  // instructions that took a unit, since construction
   const std::vector<CollectorUnit>& units() const { return units_; }
   const Probes& probes() const { return probes_; }
@@ -114,6 +119,10 @@ class OperandCollectors {
   bool stepped_ = false;           // sm.pipeline_registers
   uint32_t steps_per_cycle_ = 1;
   uint32_t rotation_ = 0;  // unit the next reading cycle starts at
+  // Busy units with pending operands: read() and dispatch() stop scanning
+  // once they have seen all the units they can act on.
+  uint32_t reading_units_ = 0;
+  std::array<uint32_t, kNumExecUnits> free_units_{};  // per pool: units not busy
   uint64_t allocations_ = 0;
   Probes probes_;
 };
@@ -121,10 +130,14 @@ class OperandCollectors {
 template <class Leave>
 uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, uint32_t step) {
   uint64_t next_ready = kNever;
-  if (probes_.busy_units == 0) return next_ready;
+  // Only the units whose operands are all read can leave or be waited for.
+  uint32_t collected = probes_.busy_units - reading_units_;
+  if (collected == 0) return next_ready;
   const uint64_t now = time(cycle, step);
-  for (CollectorUnit& c : units_) {
+  for (auto it = units_.begin(); collected > 0; ++it) {
+    CollectorUnit& c = *it;
     if (!c.busy || c.pending) continue;
+    --collected;
     if (c.ready_cycle > now) {
       if (c.ready_cycle < next_ready) next_ready = c.ready_cycle;
       continue;
@@ -132,6 +145,7 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, uint32_t ste
     if (!leave(static_cast<const CollectorUnit&>(c))) continue;
     c.busy = false;
     --probes_.busy_units;
+    ++free_units_[static_cast<unsigned>(c.unit)];
   }
   return next_ready == kNever || steps_per_cycle_ == 1 ? next_ready : next_ready / steps_per_cycle_;
 }

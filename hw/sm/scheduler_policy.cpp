@@ -13,15 +13,6 @@ namespace {
 
 constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
 
-// Position of `slot` in `warps`, or warps.size(). `hint` is where it was last
-// time (the scheduler's warp list rarely changes), so this is O(1) in steady state.
-size_t find_slot(const std::vector<WarpView>& warps, uint32_t slot, size_t hint) {
-  if (hint < warps.size() && warps[hint].slot == slot) return hint;
-  for (size_t i = 0; i < warps.size(); ++i)
-    if (warps[i].slot == slot) return i;
-  return warps.size();
-}
-
 // Loose round robin (GPGPU-Sim's lrr): the valid warps in list order, starting
 // one past the last warp that issued and wrapping around. Before anything has
 // issued, or when the last issued slot has left the list, it starts at the front.
@@ -30,25 +21,52 @@ class LrrPolicy final : public SchedulerPolicy {
   std::string name() const override { return "lrr"; }
 
   void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) override {
-    order.clear();
     const size_t n = warps.size();
     size_t start = 0;
     if (last_ != kNoSlot) {
-      hint_ = find_slot(warps, last_, hint_);
-      if (hint_ < n) start = hint_ + 1;
+      const size_t last = position(warps, last_);
+      if (last < n) start = last + 1;
     }
-    // Two plain passes instead of a modulo per warp: this runs every cycle.
-    for (size_t i = start; i < n; ++i)
-      if (warps[i].valid) order.push_back(warps[i].slot);
-    for (size_t i = 0; i < start && i < n; ++i)
-      if (warps[i].valid) order.push_back(warps[i].slot);
+    // This runs every cycle for every scheduler with a ready warp: two plain
+    // passes instead of a modulo per warp, each writing every slot and
+    // keeping it only if valid (no branch, no push_back per warp), into a
+    // buffer that only ever grows, copied out at once.
+    if (buffer_.size() < n) buffer_.resize(n);
+    uint32_t* out = buffer_.data();
+    size_t kept = 0;
+    for (size_t i = start; i < n; ++i) {
+      out[kept] = warps[i].slot;
+      kept += warps[i].valid;
+    }
+    for (size_t i = 0; i < start; ++i) {
+      out[kept] = warps[i].slot;
+      kept += warps[i].valid;
+    }
+    order.assign(out, out + kept);
   }
 
   void issued(uint32_t slot) override { last_ = slot; }
+  bool stateless_order() const override { return true; }  // position_ and buffer_ only save work
 
  private:
+  // Position of `slot` in `warps`, or warps.size(). A scheduler's warp list
+  // rarely changes (the SM's never does), so the positions are kept by slot
+  // and rebuilt only when they no longer match the list.
+  size_t position(const std::vector<WarpView>& warps, uint32_t slot) {
+    auto known = [&] { return slot < position_.size() && position_[slot] < warps.size() &&
+                              warps[position_[slot]].slot == slot; };
+    if (known()) return position_[slot];
+    position_.assign(position_.size(), warps.size());
+    for (size_t i = 0; i < warps.size(); ++i) {
+      if (warps[i].slot >= position_.size()) position_.resize(warps[i].slot + 1, warps.size());
+      position_[warps[i].slot] = i;
+    }
+    return known() ? position_[slot] : warps.size();
+  }
+
   uint32_t last_ = kNoSlot;
-  size_t hint_ = 0;
+  std::vector<size_t> position_;  // by slot: its index in the last list seen
+  std::vector<uint32_t> buffer_;
 };
 
 // Orders the valid warps by a two-part key, smallest first, after the `greedy`
@@ -101,6 +119,7 @@ class GtoPolicy final : public SchedulerPolicy {
   }
 
   void issued(uint32_t slot) override { last_ = slot; }
+  bool stateless_order() const override { return true; }
 
  private:
   KeyOrder sorter_;
@@ -120,6 +139,7 @@ class OwfPolicy final : public SchedulerPolicy {
   }
 
   void issued(uint32_t) override {}
+  bool stateless_order() const override { return true; }
 
  private:
   KeyOrder sorter_;

@@ -33,6 +33,10 @@ class SchedulerPolicy {
   virtual void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) = 0;
   // The warp in `slot` issued this cycle.
   virtual void issued(uint32_t slot) = 0;
+  // True when order() keeps no state that later orders depend on: the SM
+  // may then skip it in a cycle in which none of the scheduler's warps can
+  // issue. (Two-level's order() moves warps between its sets.)
+  virtual bool stateless_order() const { return false; }
 };
 
 // "lrr", "gto", "two-level", "owf"; throws InputError on anything else.

@@ -29,6 +29,7 @@ struct SmCore::Warp {
   bool gate_refused = false;                  // the gate refused it last cycle (shown to the policy once)
   bool counted = false;                       // included in wait_count_
   bool wants_fetch = false;                   // included in fetch_wanted_
+  uint8_t need = 0;                           // while ready: its ready_need_ entry (pipeline_need of the head)
   StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
@@ -136,6 +137,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
       l1d_(gpu.l1),
       icache_(gpu.icache) {
   for (auto& w : warps_) w.ibuffer.resize(spec_.ibuffer_entries);
+  fetch_wanted_slots_.assign((warps_.size() + 63) / 64, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Sp)].assign(spec_.sp_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Sfu)].assign(spec_.sfu_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Mem)].assign(spec_.ldst_units, 0);
@@ -153,6 +155,9 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     gate_refused_.push_back(0);
     wait_count_.emplace_back();
     wait_count_.back().fill(0);
+    ready_need_.emplace_back();
+    ready_need_.back().fill(0);
+    ready_slot_sum_.push_back(0);
     for (uint32_t slot = s; slot < spec_.max_warps; slot += spec_.num_schedulers) {
       WarpView v;
       v.slot = slot;
@@ -160,6 +165,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     }
   }
   scheduler_probes_.resize(spec_.num_schedulers);
+  stateless_orders_ = std::all_of(schedulers_.begin(), schedulers_.end(),
+                                  [](const auto& policy) { return policy->stateless_order(); });
 }
 
 SmCore::~SmCore() = default;
@@ -180,6 +187,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   dispatcher_ = &dispatcher;
   hook_wake_ = mechanism_.hooks->next_wake();
   priority_epoch_ = mechanism_.hooks->priority_epoch();
+  skip_full_schedulers_ = stateless_orders_ && mechanism_.gate->always_open();
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
 }
 
@@ -336,11 +344,13 @@ void SmCore::writeback() {
       if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
       warp.pending_writes.reset(c.dst[written]);
     }
-    if (written > 0) {
-      progress_ = true;
-      refresh(c.warp);
-    }
     if (written < c.num_dst) {
+      // Part of the result is written: the warp may be ready now (when all
+      // of it is, the refresh below covers everything at once).
+      if (written > 0) {
+        progress_ = true;
+        refresh(c.warp);
+      }
       for (uint8_t i = written; i < c.num_dst; ++i) c.dst[i - written] = c.dst[i];
       c.num_dst = static_cast<uint8_t>(c.num_dst - written);
       c.cycle = now_ + 1;
@@ -679,13 +689,34 @@ void SmCore::refresh(uint32_t slot) {
   if (wants_fetch != w.wants_fetch) {
     w.wants_fetch = wants_fetch;
     wants_fetch ? ++fetch_wanted_ : --fetch_wanted_;
+    fetch_wanted_slots_[slot / 64] ^= uint64_t{1} << (slot % 64);
   }
-  auto& counts = wait_count_[slot % spec_.num_schedulers];
-  if (w.counted) --counts[static_cast<int>(w.wait)];
+  const uint32_t s = slot % spec_.num_schedulers;
+  auto& counts = wait_count_[s];
+  if (w.counted) {
+    --counts[static_cast<int>(w.wait)];
+    if (w.wait == StallReason::None) {
+      --ready_need_[s][w.need];
+      ready_slot_sum_[s] -= slot;
+    }
+  }
   w.counted = w.valid;
   if (!w.valid) return;
   w.wait = blocking_reason(w);
   ++counts[static_cast<int>(w.wait)];
+  if (w.wait == StallReason::None) {
+    w.need = static_cast<uint8_t>(pipeline_need(w.head()));
+    ++ready_need_[s][w.need];
+    ready_slot_sum_[s] += slot;
+  }
+}
+
+bool SmCore::may_issue_any(size_t scheduler) const {
+  const auto& need = ready_need_[scheduler];
+  if (need[kNoPipeline]) return true;
+  for (unsigned u = 0; u < kNumExecUnits; ++u)
+    if (need[u] && has_room(u)) return true;
+  return false;
 }
 
 void SmCore::issue() {
@@ -710,8 +741,15 @@ void SmCore::issue() {
     probes.issued_warp = -1;
     probes.issued_this_cycle = 0;
     if (ready == 0) continue;
+    if (skip_full_schedulers_ && gate_refused_[s] == 0 && !may_issue_any(s)) {
+      // What the loop below would find: every ready warp passes the open
+      // gate and finds its pipeline full.
+      best = std::max(best, StallReason::Pipeline);
+      continue;
+    }
 
-    schedulers_[s]->order(sched_views_[s], sched_order_);
+    if (ready == 1 && stateless_orders_) sched_order_.assign(1, ready_slot_sum_[s]);
+    else schedulers_[s]->order(sched_views_[s], sched_order_);
     // A refusal is shown to the policy in one ordering only: the gate may
     // say yes next time without any event on the warp.
     for (uint32_t slot = static_cast<uint32_t>(s); gate_refused_[s] && slot < warps_.size();
@@ -837,10 +875,9 @@ void SmCore::fetch() {
   // moves as warps are fetched, so the scan keeps its own start (with
   // sm.fetch_per_cycle > 1 it would otherwise skip the slot after each).
   const uint32_t start = fetch_rr_;
-  for (uint32_t k = 0; k < n && slots > 0; ++k) {
+  for (uint32_t k = next_fetch_candidate(start, 0); k < n && slots > 0; k = next_fetch_candidate(start, k + 1)) {
     const uint32_t slot = (start + k) % n;
     Warp& w = warps_[slot];
-    if (!w.valid || w.stream_done || w.ib_count != 0) continue;
     --slots;
     progress_ = true;
     while (w.ib_count < w.ibuffer.size()) {
@@ -863,6 +900,29 @@ void SmCore::fetch() {
     refresh(slot);
     maybe_retire(slot);
   }
+}
+
+uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
+  const uint32_t n = static_cast<uint32_t>(warps_.size());
+  // The first slot in [from, to) that wants a fetch, or `to`.
+  auto first_in = [this](uint32_t from, uint32_t to) {
+    for (uint32_t word = from / 64; word * 64 < to; ++word) {
+      uint64_t bits = fetch_wanted_slots_[word];
+      if (word == from / 64) bits &= ~uint64_t{0} << (from % 64);
+      if (bits) return std::min(to, word * 64 + static_cast<uint32_t>(__builtin_ctzll(bits)));
+    }
+    return to;
+  };
+  if (k < n - start) {  // slots start .. n-1
+    const uint32_t slot = first_in(start + k, n);
+    if (slot < n) return slot - start;
+    k = n - start;
+  }
+  if (k < n) {  // then 0 .. start-1
+    const uint32_t slot = first_in(k - (n - start), start);
+    if (slot < start) return slot + (n - start);
+  }
+  return n;
 }
 
 void SmCore::read_icache(uint32_t slot) {
@@ -945,11 +1005,17 @@ void SmCore::check_barrier(uint32_t cta_slot) {
   Cta& cta = ctas_[cta_slot];
   if (cta.arrived == 0 || cta.arrived < cta.may_arrive || cta.release_pending) return;
   progress_ = true;
-  if (pipelined_) release_barrier(cta);
-  else cta.release_pending = true;
+  if (pipelined_) {
+    release_barrier(cta);
+  } else {
+    cta.release_pending = true;
+    barrier_to_open_ = true;
+  }
 }
 
 void SmCore::open_barriers() {
+  if (!barrier_to_open_) return;  // most cycles: no CTA to look at
+  barrier_to_open_ = false;
   for (Cta& cta : ctas_)
     if (cta.valid && cta.release_pending) release_barrier(cta);
 }

@@ -291,6 +291,31 @@ class SmCore {
   // wait_count_[scheduler][reason]: warps of that scheduler in that state
   // (reason None = ready to issue as far as the warp itself is concerned).
   std::vector<std::array<uint32_t, kNumStallReasons>> wait_count_;
+  // ready_need_[scheduler][n]: its ready warps whose next instruction needs
+  // a slot of ExecUnit n, or (n = kNoPipeline) none: a barrier or exit.
+  static constexpr unsigned kNoPipeline = kNumExecUnits;
+  std::vector<std::array<uint32_t, kNumExecUnits + 1>> ready_need_;
+  // ready_slot_sum_[scheduler]: the sum of its ready warps' slots, which is
+  // the slot of the ready warp when there is one.
+  std::vector<uint32_t> ready_slot_sum_;
+  // Every policy's order keeps no state: a scheduler with one ready warp
+  // tries it without ordering (the order could only put it first among the
+  // ready), and ...
+  bool stateless_orders_ = false;
+  // ... with a gate that is always open too, a scheduler whose ready warps
+  // all find their pipeline full is not run.
+  bool skip_full_schedulers_ = false;
+  static unsigned pipeline_need(const WarpInstruction& inst) {
+    return inst.op == OpClass::Barrier || inst.op == OpClass::Exit ? kNoPipeline
+                                                                   : static_cast<unsigned>(exec_unit_of(inst.op));
+  }
+  // Room for an instruction bound for `unit` at issue: a free ID_OC slot with
+  // pipeline registers, else a free collector unit.
+  bool has_room(unsigned unit) const {
+    return pipelined_ ? id_oc_[unit].has_free() : collectors_.has_free_unit(static_cast<ExecUnit>(unit));
+  }
+  // Some ready warp of `scheduler` may issue (as far as its pipeline knows).
+  bool may_issue_any(size_t scheduler) const;
   std::vector<uint32_t> sched_order_;
   std::array<std::vector<uint64_t>, kNumExecUnits> unit_next_free_;  // per ExecUnit, per pipeline
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
@@ -371,6 +396,7 @@ class SmCore {
     return registers[0].size() + registers[1].size() + registers[2].size();
   }
   uint64_t issue_seq_ = 0;
+  bool barrier_to_open_ = false;  // a CTA's barrier opens at the start of the next cycle (compact timing)
 
   BankArbitrator arbitrator_;
   OperandCollectors collectors_;
@@ -381,6 +407,10 @@ class SmCore {
   uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
   uint32_t fetch_rr_ = 0;
   uint32_t fetch_wanted_ = 0;  // valid warps with an empty instruction buffer and instructions left (refresh())
+  std::vector<uint64_t> fetch_wanted_slots_;  // the same warps, a bit per slot, so fetch() finds them without a scan
+  // The first k' >= k (k' < max_warps) for which slot (start + k') mod
+  // max_warps wants a fetch; max_warps if none: fetch()'s round-robin scan.
+  uint32_t next_fetch_candidate(uint32_t start, uint32_t k) const;
   uint64_t next_age_ = 0;
   uint32_t resident_ctas_ = 0;
   uint32_t resident_warps_ = 0;
