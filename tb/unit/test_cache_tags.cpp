@@ -169,5 +169,33 @@ TEST(CacheTags, ADirtyVictimWritesBackOnlyItsDirtySectors) {
   EXPECT_EQ(r.victim_dirty, chunks(0x1));
 }
 
+TEST(CacheTags, AHitAtAKnownEntryIsAnAccessHitWithoutTheSearch) {
+  // One set of two ways: line 0 then line 128; re-touching line 0 at its
+  // entry makes 128 the LRU victim, exactly as access(0) would.
+  CacheTags t(256, 128, 2);
+  const uint32_t e0 = t.access(0, true).entry;
+  t.access(128, true);
+  EXPECT_TRUE(t.hit_line_at(e0, 0));
+  t.access(256, true);
+  EXPECT_TRUE(t.probe(0));
+  EXPECT_FALSE(t.probe(128));
+  // Another line at that entry, or the line gone: no hit, nothing changed.
+  EXPECT_FALSE(t.hit_line_at(e0, 256));
+  t.invalidate(0);
+  EXPECT_FALSE(t.hit_line_at(e0, 0));
+}
+
+TEST(CacheTags, AHitAtAKnownEntryNeedsEverySectorValid) {
+  // Line 0 holds only sector 0: a whole-line access would be a sector miss,
+  // so hit_line_at refuses and leaves line 0 the LRU way.
+  CacheTags t(256, 128, 2, 32);
+  const uint32_t e0 = t.access(0, chunks(0x1), true).entry;
+  t.access(128, chunks(0xF), true);
+  EXPECT_FALSE(t.hit_line_at(e0, 0));
+  t.access(256, chunks(0x1), true);
+  EXPECT_FALSE(t.probe(0));
+  EXPECT_TRUE(t.probe(128));
+}
+
 }  // namespace
 }  // namespace smshare
