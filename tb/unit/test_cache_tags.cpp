@@ -2,6 +2,8 @@
 // dirty victims, probe and invalidate.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "hw/common/cache_tags.hpp"
 #include "hw/common/error.hpp"
 
@@ -195,6 +197,25 @@ TEST(CacheTags, AHitAtAKnownEntryNeedsEverySectorValid) {
   t.access(256, chunks(0x1), true);
   EXPECT_FALSE(t.probe(0));
   EXPECT_TRUE(t.probe(128));
+}
+
+TEST(ChunkMask, WidenRoundsEveryMaskOutToWholeSectors) {
+  // By definition: a sector (sector_chunks chunks) is in the result when any
+  // of its chunks is in the mask. Every mask of up to two chunks, and some
+  // denser ones, against every sector size.
+  std::vector<uint32_t> masks = {0, ~0u, 0x0F0F0F0Fu, 0x80000001u, 0x12345678u, 0xFFFF0000u};
+  for (uint32_t a = 0; a < 32; ++a)
+    for (uint32_t b = a; b < 32; ++b) masks.push_back(1u << a | 1u << b);
+  for (const uint32_t sector_chunks : {1u, 2u, 4u, 8u, 16u, 32u})
+    for (const uint32_t m : masks) {
+      uint32_t expected = 0;
+      for (uint32_t first = 0; first < 32; first += sector_chunks) {
+        const uint32_t sector = (sector_chunks == 32 ? ~0u : (1u << sector_chunks) - 1) << first;
+        if (m & sector) expected |= sector;
+      }
+      EXPECT_EQ(ChunkMask::from_bits(m).widen(sector_chunks).bits(), expected)
+          << "mask " << m << ", sector of " << sector_chunks << " chunks";
+    }
 }
 
 }  // namespace
