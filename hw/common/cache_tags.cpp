@@ -74,6 +74,13 @@ CacheTags::Result CacheTags::access(uint64_t addr, ChunkMask chunks, bool alloca
   return r;
 }
 
+bool CacheTags::hit_line_at(uint32_t entry, uint64_t addr) {
+  Way& way = ways_store_[entry];
+  if (way.tag != addr >> line_shift_ || line_mask_.minus(way.valid).any()) return false;
+  way.last_use = ++clock_;  // as access(): a hit on the line, nothing missing
+  return true;
+}
+
 bool CacheTags::probe(uint64_t addr) const {
   const uint64_t line = addr >> line_shift_;
   const Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];

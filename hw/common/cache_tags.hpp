@@ -46,6 +46,13 @@ class CacheTags {
   Result access(uint64_t addr, ChunkMask chunks, bool allocate, bool dirty = false);
   // The same for the whole line.
   Result access(uint64_t addr, bool allocate, bool dirty = false) { return access(addr, line_mask_, allocate, dirty); }
+  // What access(addr, allocate) does when the whole line at `addr` hits in
+  // tag entry `entry` (a Result's entry): if the entry holds the line with
+  // every sector valid, makes it the most recently used and returns true;
+  // otherwise changes nothing and returns false. Tags within a set are
+  // distinct, so the search of access() would find that same entry: an owner
+  // that remembers where its last hit was skips the search.
+  bool hit_line_at(uint32_t entry, uint64_t addr);
   bool probe(uint64_t addr) const;      // is the line present (any sector), without touching LRU
   // The sectors of `chunks` an access would miss (all of them on a tag
   // miss), without touching LRU: what a miss would have to fetch.

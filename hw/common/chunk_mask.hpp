@@ -55,11 +55,15 @@ class ChunkMask {
   // a sector is needed when any of its chunks is.
   constexpr ChunkMask widen(uint32_t sector_chunks) const {
     if (sector_chunks <= 1) return *this;
-    const uint32_t group = sector_chunks >= kMaxChunks ? ~uint32_t{0} : (uint32_t{1} << sector_chunks) - 1;
-    uint32_t out = 0;
-    for (uint32_t shift = 0; shift < kMaxChunks; shift += sector_chunks)
-      if (bits_ >> shift & group) out |= group << shift;
-    return ChunkMask(out);
+    if (sector_chunks >= kMaxChunks) return ChunkMask(bits_ ? ~uint32_t{0} : 0);
+    const uint32_t group = (uint32_t{1} << sector_chunks) - 1;
+    // Each sector's first chunk gathers its sector's bits (log2 steps, not
+    // one per sector); multiplying the firsts by `group` fills each sector
+    // without carries, the sectors being disjoint.
+    uint32_t any = bits_;
+    for (uint32_t s = 1; s < sector_chunks; s <<= 1) any |= any >> s;
+    const uint32_t firsts = ~uint32_t{0} / group;  // bit 0 of every sector
+    return ChunkMask((any & firsts) * group);
   }
   // The mask seen from a line that starts `chunks` chunks earlier.
   constexpr ChunkMask shifted_up(uint32_t chunks) const { return ChunkMask(chunks >= kMaxChunks ? 0 : bits_ << chunks); }

@@ -14,7 +14,8 @@ MemoryTiming::MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes)
       icnt_(spec.icnt, spec.num_sms, spec.dram.channels, spec.core_period_ps()),
       frfcfs_(spec.dram.scheduler == DramScheduler::Frfcfs),
       decision_lead_ps_((uint64_t(spec.icnt.latency) + spec.l2.hit_latency + spec.dram.latency) *
-                        spec.core_period_ps()) {
+                        spec.core_period_ps()),
+      decision_ps_(spec.dram.channels, kDeferred) {
   const uint64_t period = spec.core_period_ps();
   for (uint32_t c = 0; c < spec.dram.channels; ++c) {
     dram_.push_back(std::make_unique<DramChannelTiming>(spec.dram, spec.l2.line_bytes, spec.l2.sector_bytes,
@@ -55,6 +56,7 @@ MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
     if (frfcfs_) {
       waits_.clear();
       ack = l2_[p]->access_queued(at_l2, local, chunks, true, L2Slice::kNoFill, waits_, kNoResponse);
+      channel_changed(p);  // a write-back may be queued
       // Held at the L2's input: its acknowledgement has no time yet, and
       // none will be sent (the SMs do not wait for write acks).
       if (ack == L2Slice::kHeld) {
@@ -78,6 +80,7 @@ MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
     const uint32_t r = free_responses_.empty() ? static_cast<uint32_t>(responses_.size()) : free_responses_.back();
     waits_.clear();
     const uint64_t data = l2_[p]->access_queued(at_l2, local, chunks, false, fill, waits_, r);
+    channel_changed(p);  // a miss (and a write-back) may be queued
     if (data != L2Slice::kHeld && waits_.empty()) {
       free_fills_.push_back(fill);
       done_ps = icnt_.to_sm(p, req.sm, data, req.bytes);
@@ -128,29 +131,26 @@ uint32_t MemoryTiming::new_fill_id() {
   return static_cast<uint32_t>(fills_.size() - 1);
 }
 
-uint64_t MemoryTiming::next_decision_ps() const {
-  uint64_t next = kDeferred;
-  for (const auto& d : dram_) {
-    const uint64_t t = d->next_decision_ps();
-    if (t < next) next = t;
+void MemoryTiming::channel_changed(uint32_t c) {
+  const uint64_t t = dram_[c]->next_decision_ps();
+  const uint64_t first = decision_ps_[next_channel_];
+  decision_ps_[c] = t;
+  if (t < first || (t == first && c < next_channel_)) {
+    next_channel_ = c;
+  } else if (c == next_channel_ && t != first) {
+    // The first channel now decides later: another may be first.
+    next_channel_ = 0;
+    for (uint32_t i = 1; i < decision_ps_.size(); ++i)
+      if (decision_ps_[i] < decision_ps_[next_channel_]) next_channel_ = i;
   }
-  return next;
 }
 
 void MemoryTiming::advance(uint64_t before_ps, std::vector<MemCompletion>& out) {
-  for (;;) {
-    // The earliest decision of any channel (the lowest channel on a tie).
-    uint32_t channel = 0;
-    uint64_t t = kDeferred;
-    for (uint32_t c = 0; c < dram_.size(); ++c) {
-      const uint64_t tc = dram_[c]->next_decision_ps();
-      if (tc < t) {
-        t = tc;
-        channel = c;
-      }
-    }
-    if (t >= before_ps) return;
-    const DramChannelTiming::Served s = dram_[channel]->decide();
+  // The earliest decision of any channel (the lowest channel on a tie).
+  while (decision_ps_[next_channel_] < before_ps) {
+    const uint32_t c = next_channel_;
+    const DramChannelTiming::Served s = dram_[c]->decide();
+    channel_changed(c);
     if (!s.is_write) fill_decided(static_cast<uint32_t>(s.token), s.done_ps, out);
   }
 }
@@ -171,6 +171,7 @@ void MemoryTiming::fill_decided(uint32_t fill, uint64_t done_ps, std::vector<Mem
   drained_.clear();
   l2_[p]->drain_input(drained_);
   for (const L2Slice::Drained& d : drained_) settle(p, d.response, d.new_fill, d.ready_ps, d.waits, &out);
+  channel_changed(p);  // the drained misses (and write-backs) may be queued
 }
 
 uint32_t MemoryTiming::dram_queue_depth(uint64_t now_ps) const {

@@ -91,7 +91,7 @@ class MemoryTiming {
   // deferred reads they complete to `out`, in that order.
   void advance(uint64_t before_ps, std::vector<MemCompletion>& out);
   // The time of the next channel decision (kDeferred: none waits).
-  uint64_t next_decision_ps() const;
+  uint64_t next_decision_ps() const { return decision_ps_[next_channel_]; }
   // The least time from a request leaving an SM to its reaching a DRAM
   // channel (icnt.latency + l2.hit_latency + dram.latency).
   uint64_t decision_lead_ps() const { return decision_lead_ps_; }
@@ -150,6 +150,9 @@ class MemoryTiming {
   void settle(uint32_t p, uint32_t r, uint32_t fill, uint64_t ready_ps, const std::vector<uint32_t>& waits,
               std::vector<MemCompletion>* out);
   void complete(uint32_t r, std::vector<MemCompletion>& out);
+  // Channel c's queue or banks changed (a request queued, a decision
+  // taken): refreshes its next decision and the earliest of all.
+  void channel_changed(uint32_t c);
 
   bool frfcfs_;
   uint64_t decision_lead_ps_;
@@ -159,6 +162,11 @@ class MemoryTiming {
   std::vector<uint32_t> free_fills_;
   std::vector<uint32_t> waits_;  // scratch for L2Slice::access_queued
   std::vector<L2Slice::Drained> drained_;  // scratch for L2Slice::drain_input
+  // Each channel's next decision (kDeferred: none waits) and the channel
+  // deciding first (the lowest on a tie): polled every GPU cycle, so kept
+  // current by channel_changed() rather than recomputed.
+  std::vector<uint64_t> decision_ps_;
+  uint32_t next_channel_ = 0;
 };
 
 }  // namespace smshare

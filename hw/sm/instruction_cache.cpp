@@ -10,11 +10,20 @@ void InstructionCache::flush() {
   if (spec_.size_bytes) tags_ = std::make_unique<CacheTags>(spec_.size_bytes, spec_.line_bytes, spec_.ways);
   fill_ready_.clear();
   undecided_.clear();
+  last_hit_line_ = kNoLine;
 }
 
 InstructionCache::Lookup InstructionCache::fetch(uint64_t addr, uint64_t cycle) {
   const uint64_t line = line_of(addr);
-  if (!tags_->access(line, /*allocate=*/true).hit) {
+  // The line of the last Hit, no fill of it recorded since: no fill can be
+  // in flight, so a tag hit is a Hit (what the lookup below would find).
+  if (line == last_hit_line_ && tags_->hit_line_at(last_hit_entry_, line)) {
+    ++hits_;
+    ++probes_.hits_this_cycle;
+    return {Outcome::Hit, 0};
+  }
+  const CacheTags::Result tag = tags_->access(line, /*allocate=*/true);
+  if (!tag.hit) {
     ++misses_;
     ++fills_;
     ++probes_.misses_this_cycle;
@@ -36,12 +45,15 @@ InstructionCache::Lookup InstructionCache::fetch(uint64_t addr, uint64_t cycle) 
     }
     fill_ready_.erase(pending);  // the fill has arrived
   }
+  last_hit_line_ = line;
+  last_hit_entry_ = tag.entry;
   ++hits_;
   ++probes_.hits_this_cycle;
   return {Outcome::Hit, 0};
 }
 
 void InstructionCache::fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle) {
+  last_hit_line_ = kNoLine;
   // Entries whose data has arrived are dropped now and then: the table only
   // needs the fills in flight (at most one per warp).
   if (fill_ready_.size() >= 1024)

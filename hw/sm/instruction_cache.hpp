@@ -68,7 +68,10 @@ class InstructionCache {
   // The read of `line` that missed in `cycle` returns in `ready`.
   void fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle);
   // dram.scheduler: frfcfs. The read `fill` of `line` returns at a time decided later...
-  void fill_requested(uint64_t line, uint32_t fill) { undecided_[line] = fill; }
+  void fill_requested(uint64_t line, uint32_t fill) {
+    undecided_[line] = fill;
+    last_hit_line_ = kNoLine;
+  }
   // ... in `ready`, decided in `cycle`.
   void fill_decided(uint64_t line, uint32_t fill, uint64_t ready, uint64_t cycle);
 
@@ -83,6 +86,13 @@ class InstructionCache {
   std::unique_ptr<CacheTags> tags_;
   std::unordered_map<uint64_t, uint64_t> fill_ready_;  // line -> cycle its in-flight fill returns
   std::unordered_map<uint64_t, uint32_t> undecided_;   // FR-FCFS: line -> read whose return is undecided
+  // The line of the last Hit and its tag entry. Consecutive fetch groups
+  // mostly read the same line: while no fill of it has been recorded since
+  // (fill_requested, fill_in_flight, flush forget it), its next fetch is a
+  // Hit again if the tags still hold it there, found without the search.
+  static constexpr uint64_t kNoLine = ~0ull;
+  uint64_t last_hit_line_ = kNoLine;
+  uint32_t last_hit_entry_ = 0;
   uint64_t hits_ = 0, misses_ = 0, pending_hits_ = 0, fills_ = 0;
   Probes probes_;
 };

@@ -2,6 +2,8 @@
 // dirty victims, probe and invalidate.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "hw/common/cache_tags.hpp"
 #include "hw/common/error.hpp"
 
@@ -167,6 +169,53 @@ TEST(CacheTags, ADirtyVictimWritesBackOnlyItsDirtySectors) {
   EXPECT_TRUE(r.evicted_dirty);
   EXPECT_EQ(r.victim_line, 0u);
   EXPECT_EQ(r.victim_dirty, chunks(0x1));
+}
+
+TEST(CacheTags, AHitAtAKnownEntryIsAnAccessHitWithoutTheSearch) {
+  // One set of two ways: line 0 then line 128; re-touching line 0 at its
+  // entry makes 128 the LRU victim, exactly as access(0) would.
+  CacheTags t(256, 128, 2);
+  const uint32_t e0 = t.access(0, true).entry;
+  t.access(128, true);
+  EXPECT_TRUE(t.hit_line_at(e0, 0));
+  t.access(256, true);
+  EXPECT_TRUE(t.probe(0));
+  EXPECT_FALSE(t.probe(128));
+  // Another line at that entry, or the line gone: no hit, nothing changed.
+  EXPECT_FALSE(t.hit_line_at(e0, 256));
+  t.invalidate(0);
+  EXPECT_FALSE(t.hit_line_at(e0, 0));
+}
+
+TEST(CacheTags, AHitAtAKnownEntryNeedsEverySectorValid) {
+  // Line 0 holds only sector 0: a whole-line access would be a sector miss,
+  // so hit_line_at refuses and leaves line 0 the LRU way.
+  CacheTags t(256, 128, 2, 32);
+  const uint32_t e0 = t.access(0, chunks(0x1), true).entry;
+  t.access(128, chunks(0xF), true);
+  EXPECT_FALSE(t.hit_line_at(e0, 0));
+  t.access(256, chunks(0x1), true);
+  EXPECT_FALSE(t.probe(0));
+  EXPECT_TRUE(t.probe(128));
+}
+
+TEST(ChunkMask, WidenRoundsEveryMaskOutToWholeSectors) {
+  // By definition: a sector (sector_chunks chunks) is in the result when any
+  // of its chunks is in the mask. Every mask of up to two chunks, and some
+  // denser ones, against every sector size.
+  std::vector<uint32_t> masks = {0, ~0u, 0x0F0F0F0Fu, 0x80000001u, 0x12345678u, 0xFFFF0000u};
+  for (uint32_t a = 0; a < 32; ++a)
+    for (uint32_t b = a; b < 32; ++b) masks.push_back(1u << a | 1u << b);
+  for (const uint32_t sector_chunks : {1u, 2u, 4u, 8u, 16u, 32u})
+    for (const uint32_t m : masks) {
+      uint32_t expected = 0;
+      for (uint32_t first = 0; first < 32; first += sector_chunks) {
+        const uint32_t sector = (sector_chunks == 32 ? ~0u : (1u << sector_chunks) - 1) << first;
+        if (m & sector) expected |= sector;
+      }
+      EXPECT_EQ(ChunkMask::from_bits(m).widen(sector_chunks).bits(), expected)
+          << "mask " << m << ", sector of " << sector_chunks << " chunks";
+    }
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 // after its previous request's column command) and smshare's bank timing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <random>
 #include <vector>
 
 #include "tb/common/round_memory_specs.hpp"
@@ -216,6 +218,47 @@ TEST(MemoryTimingFrfcfs, AnL2MissIsDeferredAndCompletesAtTheBookedTime) {
   // A later hit is answered at once.
   ASSERT_EQ(m.access(read(3, 0, 1000000, 79), done), MemStatus::ok);
   EXPECT_EQ(done - 1000000, (20 + 80 + 20 + 4) * 714u);
+}
+
+// MemoryTiming keeps the earliest channel decision instead of polling every
+// channel each cycle; over a random stream of reads and writes (misses,
+// write-backs, misses held for want of an MSHR and drained later) it must
+// always be what a fresh poll of the channels gives.
+uint64_t polled_next_decision(const MemoryTiming& m) {
+  uint64_t next = MemoryTiming::kDeferred;
+  for (uint32_t c = 0; c < m.partitions(); ++c) next = std::min(next, m.dram(c).next_decision_ps());
+  return next;
+}
+
+TEST(MemoryTimingFrfcfs, TheKeptNextDecisionIsAlwaysWhatAPollGives) {
+  GpuSpec spec;
+  spec.dram.scheduler = DramScheduler::Frfcfs;
+  spec.l2.size_bytes = 6 * 4 * 16 * 128;  // 4 sets of 16 ways per slice: many misses and write-backs
+  spec.l2.mshr_entries = 1;               // and misses held at the slices' inputs, drained by a decision
+  MemoryTiming m(spec);
+  const uint64_t period = spec.core_period_ps();
+  std::mt19937 rng(13);
+  std::vector<MemCompletion> out;
+  uint64_t cycle = 0, deferred = 0;
+  for (uint64_t token = 0; token < 20000; ++token) {
+    cycle += rng() % 3;
+    m.advance(cycle * period + m.decision_lead_ps(), out);
+    ASSERT_EQ(m.next_decision_ps(), polled_next_decision(m)) << "after advance, request " << token;
+    ASSERT_GE(m.next_decision_ps(), cycle * period + m.decision_lead_ps());
+    MemRequest r = read(rng() % spec.num_sms, (rng() % 2048) * 128, cycle * period, token);
+    r.is_write = rng() % 4 == 0;
+    uint64_t done = 0;
+    ASSERT_EQ(m.access(r, done), MemStatus::ok);
+    if (done == MemoryTiming::kDeferred && !r.is_write) ++deferred;
+    ASSERT_EQ(m.next_decision_ps(), polled_next_decision(m)) << "after request " << token;
+  }
+  m.advance(MemoryTiming::kDeferred, out);
+  EXPECT_EQ(m.next_decision_ps(), MemoryTiming::kDeferred);
+  EXPECT_EQ(polled_next_decision(m), MemoryTiming::kDeferred);
+  EXPECT_GT(deferred, 1000u);
+  EXPECT_EQ(out.size(), deferred);  // every deferred read answered
+  EXPECT_GT(m.l2(0).counters().writebacks, 0u);
+  EXPECT_EQ(m.deferred_in_flight(), 0u);
 }
 
 }  // namespace

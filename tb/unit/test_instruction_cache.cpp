@@ -115,6 +115,34 @@ std::string config_error(std::vector<std::string> overrides) {
   return tb::input_error_of([&] { load_gpu_config("fermi-gtx480", overrides); });
 }
 
+// A line hit once, then evicted and missed again, is not a plain hit while
+// its new fill is in flight, whether the fill's return is known
+// (fill_in_flight) or decided later (fill_requested, FR-FCFS).
+TEST(InstructionCache, ALineHitBeforeWaitsForItsNewFill) {
+  const uint64_t l0 = pc_address(0), l1 = pc_address(0x80);  // one set, one way: they evict each other
+  for (const bool decided_later : {false, true}) {
+    InstructionCache ic(CacheSpec{128, 128, 1, 2});
+    ASSERT_EQ(ic.fetch(l0, 0).outcome, InstructionCache::Outcome::Miss);
+    ic.fill_in_flight(l0, 10, 0);
+    ASSERT_EQ(ic.fetch(l0, 10).outcome, InstructionCache::Outcome::Hit);
+    ASSERT_EQ(ic.fetch(l0, 11).outcome, InstructionCache::Outcome::Hit);
+    ASSERT_EQ(ic.fetch(l1, 12).outcome, InstructionCache::Outcome::Miss);
+    ASSERT_EQ(ic.fetch(l0, 13).outcome, InstructionCache::Outcome::Miss);
+    if (decided_later) {
+      ic.fill_requested(l1, 6);
+      ic.fill_requested(l0, 7);
+    } else {
+      ic.fill_in_flight(l1, 20, 12);
+      ic.fill_in_flight(l0, 30, 13);
+    }
+    const InstructionCache::Lookup again = ic.fetch(l0 + 8, 14);
+    EXPECT_EQ(again.outcome, InstructionCache::Outcome::PendingHit) << "decided later: " << decided_later;
+    if (decided_later) EXPECT_EQ(again.fill, 7u); else EXPECT_EQ(again.fill_ready, 30u);
+    EXPECT_EQ(ic.hits(), 2u);
+    EXPECT_EQ(ic.pending_hits(), 1u);
+  }
+}
+
 TEST(InstructionCacheConfig, BadValuesNameTheFileAndTheKey) {
   const std::string sets = config_error({"icache.size_bytes=3072"});
   EXPECT_NE(sets.find("fermi-gtx480.yaml"), std::string::npos) << sets;
