@@ -28,7 +28,6 @@ struct SmCore::Warp {
   bool at_barrier = false;
   bool gate_refused = false;                  // the gate refused it last cycle (shown to the policy once)
   bool counted = false;                       // included in wait_count_
-  bool wants_fetch = false;                   // included in fetch_wanted_
   uint8_t need = 0;                           // while ready: its ready_need_ entry (pipeline_need of the head)
   StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
@@ -686,10 +685,11 @@ void SmCore::refresh(uint32_t slot) {
   update_view(slot);
   Warp& w = warps_[slot];
   const bool wants_fetch = w.valid && !w.stream_done && w.ib_count == 0;
-  if (wants_fetch != w.wants_fetch) {
-    w.wants_fetch = wants_fetch;
+  uint64_t& wanted_word = fetch_wanted_slots_[slot / 64];
+  const uint64_t bit = uint64_t{1} << (slot % 64);
+  if (wants_fetch != ((wanted_word & bit) != 0)) {
+    wanted_word ^= bit;
     wants_fetch ? ++fetch_wanted_ : --fetch_wanted_;
-    fetch_wanted_slots_[slot / 64] ^= uint64_t{1} << (slot % 64);
   }
   const uint32_t s = slot % spec_.num_schedulers;
   auto& counts = wait_count_[s];

@@ -406,8 +406,11 @@ class SmCore {
 
   uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
   uint32_t fetch_rr_ = 0;
-  uint32_t fetch_wanted_ = 0;  // valid warps with an empty instruction buffer and instructions left (refresh())
-  std::vector<uint64_t> fetch_wanted_slots_;  // the same warps, a bit per slot, so fetch() finds them without a scan
+  // Valid warps with an empty instruction buffer and instructions left, a
+  // bit per slot (kept by refresh()), so fetch() finds them without a scan;
+  // fetch_wanted_ counts the set bits for its early return.
+  std::vector<uint64_t> fetch_wanted_slots_;
+  uint32_t fetch_wanted_ = 0;
   // The first k' >= k (k' < max_warps) for which slot (start + k') mod
   // max_warps wants a fetch; max_warps if none: fetch()'s round-robin scan.
   uint32_t next_fetch_candidate(uint32_t start, uint32_t k) const;
