@@ -22,6 +22,14 @@ struct Request {
   bool done = false;
 };
 
+// A result write and three operand reads, all to register-file bank `bank`.
+std::vector<Request> write_and_three_reads(uint16_t bank) {
+  return {{BankGroup::RegisterFile, bank, true},
+          {BankGroup::RegisterFile, bank, false},
+          {BankGroup::RegisterFile, bank, false},
+          {BankGroup::RegisterFile, bank, false}};
+}
+
 // Runs cycles from `first` until every request is granted, asking in list
 // order each cycle (the order SmCore asks in: writes, then reads).
 void run_until_granted(BankArbitrator& arb, std::vector<Request>& requests, uint64_t first) {
@@ -47,10 +55,7 @@ TEST(BankArbitrator, KReadsAndAWriteToOneBankAreGrantedOnePerCycleInRequestOrder
   // 3: the write gets cycle 10, the reads 11, 12 and 13. Each refusal is a
   // conflict: 3 in cycle 10, 2 in 11, 1 in 12.
   BankArbitrator arb(16, 32);
-  std::vector<Request> reqs = {{BankGroup::RegisterFile, 3, true},
-                               {BankGroup::RegisterFile, 3, false},
-                               {BankGroup::RegisterFile, 3, false},
-                               {BankGroup::RegisterFile, 3, false}};
+  std::vector<Request> reqs = write_and_three_reads(3);
   run_until_granted(arb, reqs, 10);
   EXPECT_EQ(reqs[0].granted_in, 10u);
   EXPECT_EQ(reqs[1].granted_in, 11u);
@@ -186,10 +191,7 @@ TEST(BankArbitrator, ATwoPortedRegisterBankServesTwoAccessesPerCycle) {
   // the other two reads are refused (2 conflicts) and both granted in 11.
   BankArbitrator arb(16, 32, 2);
   EXPECT_EQ(arb.register_file().ports(), 2u);
-  std::vector<Request> reqs = {{BankGroup::RegisterFile, 3, true},
-                               {BankGroup::RegisterFile, 3, false},
-                               {BankGroup::RegisterFile, 3, false},
-                               {BankGroup::RegisterFile, 3, false}};
+  std::vector<Request> reqs = write_and_three_reads(3);
   run_until_granted(arb, reqs, 10);
   EXPECT_EQ(reqs[0].granted_in, 10u);
   EXPECT_EQ(reqs[1].granted_in, 10u);
