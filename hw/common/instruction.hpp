@@ -75,7 +75,13 @@ struct WarpInstruction {
   std::array<uint16_t, kMaxSrcRegs> src{kNoReg, kNoReg, kNoReg, kNoReg};
   std::array<uint64_t, kWarpLanes> addr{};
 
-  unsigned active_lanes() const { return static_cast<unsigned>(__builtin_popcount(active_mask)); }
+  unsigned active_lanes() const {
+    // A bit count by halves: the portable x86-64 build has no POPCNT, and
+    // __builtin_popcount there is a libgcc call costing twice as much.
+    uint32_t v = active_mask - ((active_mask >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+  }
 };
 
 // Copies `src` into `dst` as the pipeline passes it on (into a collector

@@ -45,7 +45,7 @@ class DefaultRoute final : public RegisterRoute {
 class OpenGate final : public WarpGate {
  public:
   bool may_issue(const WarpContext&, const WarpInstruction&, uint64_t) override { return true; }
-  bool always_open() const override { return true; }
+  bool inert() const override { return true; }
 };
 
 }  // namespace

@@ -76,10 +76,11 @@ class WarpGate {
   // sleeping SM ticks fewer of those than one traced cycle by cycle. So
   // whatever must not depend on how often the SM polls is counted here.
   virtual void issued(const WarpContext&, const WarpInstruction&) {}
-  // True when may_issue says yes to every warp and keeps no state (the
-  // baseline's open gate): the SM may then leave it unasked for a warp whose
-  // pipeline has no room.
-  virtual bool always_open() const { return false; }
+  // True for a gate that does nothing (the baseline's open gate): may_issue
+  // says yes to every warp, issued() keeps no state and every warp's
+  // priority_class is 1. The SM then never asks it (the cost of these calls
+  // is in every issue and every warp refresh).
+  virtual bool inert() const { return false; }
   // Scheduling class the scheduler policy may use (0 = first): OWF's owner,
   // unshared, non-owner. Baseline: everyone equal.
   virtual uint8_t priority_class(const WarpContext&) const { return 1; }

@@ -186,7 +186,8 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   dispatcher_ = &dispatcher;
   hook_wake_ = mechanism_.hooks->next_wake();
   priority_epoch_ = mechanism_.hooks->priority_epoch();
-  skip_full_schedulers_ = stateless_orders_ && mechanism_.gate->always_open();
+  inert_gate_ = mechanism_.gate->inert();
+  skip_full_schedulers_ = stateless_orders_ && inert_gate_;
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
 }
 
@@ -307,7 +308,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
 
   if (resident_warps_ == 0 && completions_.empty() && !ldst_.busy) return kNever;
   if (progress_) return cycle + 1;
-  if (!completions_.empty()) note_wake(completions_.top().cycle);
+  if (!completions_.empty()) note_wake(completions_.top_cycle());
   if (!decoding_.empty()) note_wake(decoding_.front().first);
   if (!fill_waits_.empty()) note_wake(fill_waits_.top().ready);
   const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
@@ -326,9 +327,8 @@ uint64_t SmCore::tick(uint64_t cycle) {
 
 // --- writeback: results due this cycle write their registers and clear the scoreboard.
 void SmCore::writeback() {
-  while (!completions_.empty() && completions_.top().cycle <= now_) {
-    Completion c = completions_.top();
-    completions_.pop();
+  Completion c;
+  while (completions_.pop_due(now_, c)) {
     Warp& warp = warps_[c.warp];
     // Each destination needs its bank's one write port this cycle: the ones
     // that get it are written; the rest (a busy bank, a route that says
@@ -678,7 +678,7 @@ void SmCore::update_view(uint32_t slot) {
   v.valid = w.valid;
   v.age = w.ctx.age;
   v.waiting = w.pending_loads > 0 || w.at_barrier || w.exhausted || w.gate_refused;
-  v.priority_class = w.valid ? mechanism_.gate->priority_class(w.ctx) : 1;
+  v.priority_class = w.valid && !inert_gate_ ? mechanism_.gate->priority_class(w.ctx) : 1;
 }
 
 void SmCore::refresh(uint32_t slot) {
@@ -803,7 +803,7 @@ void SmCore::issue() {
 SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
   Warp& w = warps_[slot];
   const WarpInstruction& inst = w.head();
-  if (!mechanism_.gate->may_issue(w.ctx, inst, now_)) return IssueOutcome::GateRefused;
+  if (!inert_gate_ && !mechanism_.gate->may_issue(w.ctx, inst, now_)) return IssueOutcome::GateRefused;
   // Barrier and exit need no operands and no pipeline: they act at issue.
   if (inst.op != OpClass::Barrier && inst.op != OpClass::Exit) {
     if (pipelined_) {
@@ -820,7 +820,7 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
       if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
     w.in_flight++;
   }
-  mechanism_.gate->issued(w.ctx, inst);
+  if (!inert_gate_) mechanism_.gate->issued(w.ctx, inst);
   const bool is_barrier = inst.op == OpClass::Barrier;
   stats_.warp_instructions++;
   stats_.thread_instructions += inst.active_lanes();

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "hw/common/activity.hpp"
+#include "hw/common/calendar_queue.hpp"
 #include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/frontend/cta_dispatcher.hpp"
@@ -302,8 +303,10 @@ class SmCore {
   // tries it without ordering (the order could only put it first among the
   // ready), and ...
   bool stateless_orders_ = false;
-  // ... with a gate that is always open too, a scheduler whose ready warps
-  // all find their pipeline full is not run.
+  // The mechanism's gate does nothing (WarpGate::inert): it is never asked.
+  bool inert_gate_ = false;
+  // ... with an inert gate too, a scheduler whose ready warps all find their
+  // pipeline full is not run.
   bool skip_full_schedulers_ = false;
   static unsigned pipeline_need(const WarpInstruction& inst) {
     return inst.op == OpClass::Barrier || inst.op == OpClass::Exit ? kNoPipeline
@@ -318,7 +321,7 @@ class SmCore {
   bool may_issue_any(size_t scheduler) const;
   std::vector<uint32_t> sched_order_;
   std::array<std::vector<uint64_t>, kNumExecUnits> unit_next_free_;  // per ExecUnit, per pipeline
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
+  CalendarQueue<Completion> completions_;
   uint64_t completion_seq_ = 0;
 
   // Fetch groups read from the instruction cache, waiting out its hit

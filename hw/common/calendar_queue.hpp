@@ -1,0 +1,99 @@
+// A priority queue of timed entries, earliest (cycle, seq) first, for an SM's
+// result writebacks: most are due a few cycles after they are pushed, so
+// those go to a ring of per-cycle FIFOs (a calendar) in O(1); the rest (far
+// ahead, or already due) go to a binary heap. The order popped is exactly a
+// std::priority_queue's on (cycle, seq).
+//
+// T needs `uint64_t cycle`, `uint64_t seq` and operator> on (cycle, seq).
+// Precondition: entries are pushed in increasing seq (a counter taken at
+// each push), so each per-cycle FIFO is already in seq order.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
+namespace smshare {
+
+template <class T, uint32_t kBuckets = 64>
+class CalendarQueue {
+  static_assert(kBuckets <= 64 && (kBuckets & (kBuckets - 1)) == 0, "kBuckets is a power of two, at most 64");
+
+ public:
+  bool empty() const { return near_count_ == 0 && far_.empty(); }
+  size_t size() const { return near_count_ + far_.size(); }
+
+  void push(const T& e) {
+    if (e.cycle >= base_ && e.cycle - base_ < kBuckets) {
+      buckets_[e.cycle % kBuckets].entries.push_back(e);
+      occupied_ |= uint64_t{1} << (e.cycle % kBuckets);
+      ++near_count_;
+      if (e.cycle < cursor_) cursor_ = e.cycle;
+    } else {
+      far_.push(e);
+    }
+  }
+
+  // The earliest entry's cycle (not empty()).
+  uint64_t top_cycle() {
+    const T* near = near_front();
+    return far_.empty() || (near && far_.top() > *near) ? near->cycle : far_.top().cycle;
+  }
+
+  // Moves the earliest entry into `out` if it is due by `cycle`; false if
+  // none is. Then nothing earlier than cycle + 1 is left, and the ring's
+  // window moves on to start there (an entry pushed later for an earlier
+  // cycle goes to the heap).
+  bool pop_due(uint64_t cycle, T& out) {
+    const T* near = near_front();
+    if (!far_.empty() && (!near || *near > far_.top())) {
+      if (far_.top().cycle <= cycle) {
+        out = far_.top();
+        far_.pop();
+        return true;
+      }
+    } else if (near && near->cycle <= cycle) {
+      out = *near;
+      Bucket& b = buckets_[cursor_ % kBuckets];
+      if (++b.head == b.entries.size()) {
+        b.entries.clear();
+        b.head = 0;
+        occupied_ &= ~(uint64_t{1} << (cursor_ % kBuckets));
+      }
+      --near_count_;
+      return true;
+    }
+    if (cycle + 1 > base_) base_ = cycle + 1;  // the ring's entries are all later
+    if (!near) cursor_ = base_;
+    return false;
+  }
+
+ private:
+  struct Bucket {
+    std::vector<T> entries;
+    size_t head = 0;  // entries before it were popped
+  };
+
+  // The ring's earliest entry, or nullptr; moves cursor_ to its bucket. The
+  // ring holds cycles [base_, base_ + kBuckets), one per bucket, so the first
+  // occupied bucket at or after cursor_'s, going round, holds it.
+  const T* near_front() {
+    if (near_count_ == 0) return nullptr;
+    const uint32_t at = static_cast<uint32_t>(cursor_ % kBuckets);
+    const uint64_t ahead = occupied_ >> at;  // buckets at, at + 1, ..., kBuckets - 1
+    cursor_ += ahead ? __builtin_ctzll(ahead) : kBuckets - at + __builtin_ctzll(occupied_);
+    const Bucket& b = buckets_[cursor_ % kBuckets];
+    return &b.entries[b.head];
+  }
+
+  std::array<Bucket, kBuckets> buckets_;
+  uint64_t occupied_ = 0;  // bit b: bucket b holds an entry
+  size_t near_count_ = 0;
+  uint64_t base_ = 0;    // first cycle of the ring's window
+  uint64_t cursor_ = 0;  // no ring entry is earlier (cursor_ >= base_)
+  std::priority_queue<T, std::vector<T>, std::greater<T>> far_;
+};
+
+}  // namespace smshare

@@ -1,0 +1,87 @@
+// CalendarQueue must pop exactly what a std::priority_queue on (cycle, seq)
+// pops, whatever mix of near, far and already-due entries it is given.
+#include "hw/common/calendar_queue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <random>
+#include <vector>
+
+namespace smshare {
+namespace {
+
+struct Entry {
+  uint64_t cycle;
+  uint64_t seq;
+  bool operator>(const Entry& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
+};
+
+TEST(CalendarQueue, SameCycleEntriesLeaveInPushOrderAcrossRingAndHeap) {
+  CalendarQueue<Entry, 8> q;
+  q.push({100, 0});  // beyond the ring's window [0, 8): the heap
+  Entry e{};
+  EXPECT_FALSE(q.pop_due(94, e));  // nothing due: the window is now [95, 103)
+  q.push({100, 1});  // in the ring, after the heap's entry of the same cycle
+  q.push({96, 2});
+  q.push({90, 3});  // already due: the heap
+  std::vector<uint64_t> seqs;
+  while (q.pop_due(1000, e)) seqs.push_back(e.seq);
+  EXPECT_EQ(seqs, (std::vector<uint64_t>{3, 2, 0, 1}));
+}
+
+TEST(CalendarQueue, TheWindowNeverMovesPastAnEntryItHolds) {
+  CalendarQueue<Entry, 8> q;
+  q.push({5, 0});
+  Entry e{};
+  EXPECT_FALSE(q.pop_due(4, e));  // the window starts at 5 at the latest
+  q.push({13, 1});  // 13 - 5 >= 8: the heap, not bucket 13 % 8 = 5, which holds cycle 5
+  q.push({11, 2});  // the ring: bucket 3
+  q.push({3, 3});   // already due: the heap
+  ASSERT_EQ(q.size(), 4u);
+  EXPECT_EQ(q.top_cycle(), 3u);
+  for (uint64_t expected : {3u, 0u, 2u, 1u}) {
+    ASSERT_TRUE(q.pop_due(13, e));
+    EXPECT_EQ(e.seq, expected);
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+// A writeback loop in the SM's shape: each cycle pops what is due (retrying
+// some one cycle later), advances, and pushes new entries at random distances.
+TEST(CalendarQueue, MatchesAPriorityQueueOnARandomWritebackLoop) {
+  std::mt19937_64 rng(7);
+  CalendarQueue<Entry, 16> q;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ref;
+  uint64_t seq = 0, popped = 0;
+  auto push = [&](uint64_t cycle) {
+    q.push({cycle, seq});
+    ref.push({cycle, seq});
+    ++seq;
+  };
+  for (uint64_t now = 0; now < 60000; now += 1 + rng() % 3 * (rng() % 5 == 0 ? 40 : 1)) {
+    for (Entry e; q.pop_due(now, e);) {
+      ASSERT_FALSE(ref.empty());
+      ASSERT_EQ(e.cycle, ref.top().cycle);
+      ASSERT_EQ(e.seq, ref.top().seq);
+      ref.pop();
+      ++popped;
+      if (rng() % 4 == 0) push(now + 1);  // a write port was busy: next cycle
+    }
+    ASSERT_TRUE(ref.empty() || ref.top().cycle > now);  // pop_due said nothing is due
+    if (!ref.empty()) {
+      ASSERT_EQ(q.top_cycle(), ref.top().cycle);
+    }
+    for (int k = static_cast<int>(rng() % 4); k > 0; --k) {
+      const uint64_t r = rng() % 10;
+      push(r < 6 ? now + 1 + rng() % 12 : r < 9 ? now + 20 + rng() % 400 : now - std::min<uint64_t>(now, rng() % 2));
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
+  EXPECT_GT(popped, 10000u);
+}
+
+}  // namespace
+}  // namespace smshare
