@@ -55,6 +55,19 @@ bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, Sme
   const uint64_t bytes = lane_bytes(inst);
   const uint32_t active = inst.active_mask;
   if (banks > 64 || (banks & (banks - 1)) != 0 || bytes > kWordBytes) return false;
+  // The commonest access first, in a loop without branches: every lane, one
+  // aligned word each, lane i at word w0 + i (unit stride) touches kWarpLanes
+  // consecutive banks, all distinct when there are at least that many.
+  if (active == 0xFFFFFFFFu && bytes == kWordBytes && banks >= kWarpLanes && inst.addr[0] % kWordBytes == 0) {
+    bool unit_stride = true;
+    for (unsigned lane = 1; lane < kWarpLanes; ++lane)
+      unit_stride &= inst.addr[lane] == inst.addr[0] + uint64_t{lane} * kWordBytes;
+    if (unit_stride) {
+      const uint64_t w0 = inst.addr[0] / kWordBytes;
+      for (unsigned lane = 0; lane < kWarpLanes; ++lane) words[(w0 + lane) & (banks - 1)] = 1;
+      return true;
+    }
+  }
   uint64_t used = 0;
   std::array<uint64_t, 64> word_of_bank;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {

@@ -190,5 +190,26 @@ TEST(SmemBankConflicts, WordsPerBankSayHowLongEachBankIsBusy) {
   for (uint32_t b = 1; b < kMaxScratchpadBanks; ++b) EXPECT_EQ(words[b], 0u) << b;
 }
 
+TEST(SmemBankWords, UnitStrideMarksItsConsecutiveBanksAcrossTheWrap) {
+  SmemBankWords words;
+  // 64 banks, words 40 .. 71: banks 40 .. 63 and 0 .. 7, one word each.
+  EXPECT_EQ(smem_bank_words(strided(40 * 4, 4, 4, OpClass::SharedLoad), 64, words), 1u);
+  for (uint32_t b = 0; b < 64; ++b) EXPECT_EQ(words[b], b >= 40 || b < 8 ? 1u : 0u) << b;
+  // A unit-stride run that wraps in the CTA's region (lane 16 back at word 0)
+  // is not one run of words: lanes 0 and 16 share bank 16 mod 16 = 0 only
+  // with 16 banks; with 32 it is still conflict-free.
+  WarpInstruction wrapped = strided(16 * 4, 4, 4, OpClass::SharedLoad);
+  for (unsigned lane = 16; lane < kWarpLanes; ++lane) wrapped.addr[lane] = (lane - 16) * 4;
+  EXPECT_EQ(smem_bank_words(wrapped, 32, words), 1u);
+  for (uint32_t b = 0; b < 32; ++b) EXPECT_EQ(words[b], 1u) << b;
+  EXPECT_EQ(smem_bank_words(wrapped, 16, words), 2u);
+  // The last lane off the run by one word: bank 31 unused, bank 0 twice.
+  WarpInstruction broken = strided(0, 4, 4, OpClass::SharedLoad);
+  broken.addr[31] = 32 * 4;
+  EXPECT_EQ(smem_bank_words(broken, 32, words), 2u);
+  EXPECT_EQ(words[0], 2u);
+  EXPECT_EQ(words[31], 0u);
+}
+
 }  // namespace
 }  // namespace smshare
