@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/rng.hpp"
@@ -51,12 +52,12 @@ double wide_probability(OpClass op) { return op == OpClass::FpAlu ? 0.5 : op == 
 
 // Exact class counts for n instructions by largest remainder, so each loop
 // iteration reproduces the mix to within 1/n.
-std::array<uint32_t, kNumMixClasses> apportion(const KernelProfile& p, uint32_t n) {
+std::array<uint32_t, kNumMixClasses> apportion(const std::array<double, kNumMixClasses>& mix, uint32_t n) {
   std::array<uint32_t, kNumMixClasses> count{};
   std::array<double, kNumMixClasses> rest{};
   uint32_t given = 0;
   for (unsigned c = 0; c < kNumMixClasses; ++c) {
-    const double exact = p.mix[c] * n;
+    const double exact = mix[c] * n;
     count[c] = static_cast<uint32_t>(std::floor(exact));
     rest[c] = exact - count[c];
     given += count[c];
@@ -72,24 +73,37 @@ std::array<uint32_t, kNumMixClasses> apportion(const KernelProfile& p, uint32_t 
   return count;
 }
 
-// Destinations in logical register ids: 0..hot-1 are the hot set, the rest
-// cold. Cold registers are visited round-robin, and any register still
-// unwritten takes over a hot destination slot (evenly spread), so that every
-// register the kernel declares is used, as ptxas would never allocate a
+// What the generator needs of one phase, resolved against the profile (a
+// flat profile is one looping phase over all registers).
+struct PhaseSpec {
+  const std::array<double, kNumMixClasses>* mix;
+  uint32_t instructions;
+  bool loops;  // repeats its own code: its first instructions read what its last ones wrote
+  double mean_distance;
+  uint32_t lo, hi;  // register range (inclusive)
+  uint32_t hot;
+  double hot_fraction;
+};
+
+// Destinations in the phase's range [lo, hi]: lo..lo+hot-1 are the hot set,
+// the rest cold. Cold registers are visited round-robin, and any register
+// still unwritten takes over a hot destination slot (evenly spread), so that
+// every register of the range is used, as ptxas would never allocate a
 // register nobody touches.
-void assign_destinations(KernelBody& body, const KernelProfile& p, uint32_t regs, SplitMix64& rng) {
-  const uint32_t hot = std::min(p.hot_registers, regs);
+void assign_destinations(BodyInstruction* body, uint32_t n, const PhaseSpec& ph, SplitMix64& rng) {
+  const uint32_t regs = ph.hi - ph.lo + 1;
+  const uint32_t hot = std::min(ph.hot, regs);
   const uint32_t cold = regs - hot;
   uint32_t next_cold = 0, cold_written = 0;
   std::vector<uint32_t> hot_slots;
-  for (uint32_t i = 0; i < body.size(); ++i) {
+  for (uint32_t i = 0; i < n; ++i) {
     auto& in = body[i];
     if (!in.num_dst) continue;
-    if (cold == 0 || rng.uniform() < p.hot_fraction) {
-      in.dst[0] = static_cast<uint16_t>(rng.below(hot));
+    if (cold == 0 || rng.uniform() < ph.hot_fraction) {
+      in.dst[0] = static_cast<uint16_t>(ph.lo + rng.below(hot));
       hot_slots.push_back(i);
     } else {
-      in.dst[0] = static_cast<uint16_t>(hot + next_cold);
+      in.dst[0] = static_cast<uint16_t>(ph.lo + hot + next_cold);
       next_cold = (next_cold + 1) % cold;
       ++cold_written;
     }
@@ -97,7 +111,7 @@ void assign_destinations(KernelBody& body, const KernelProfile& p, uint32_t regs
   const uint32_t missing = cold > cold_written ? cold - cold_written : 0;
   const uint32_t take = std::min<uint32_t>(missing, static_cast<uint32_t>(hot_slots.size()));
   for (uint32_t j = 0; j < take; ++j)
-    body[hot_slots[uint64_t{j} * hot_slots.size() / take]].dst[0] = static_cast<uint16_t>(hot + cold_written + j);
+    body[hot_slots[uint64_t{j} * hot_slots.size() / take]].dst[0] = static_cast<uint16_t>(ph.lo + hot + cold_written + j);
 }
 
 // Destination-carrying share of the body, from the mix.
@@ -119,33 +133,52 @@ uint32_t body_length(const KernelProfile& p, uint32_t regs) {
   return static_cast<uint32_t>(std::min<uint64_t>(n, 65536));
 }
 
-// Sources: draw a dependence distance d (geometric, the profile's mean) and
-// read the live value whose producer is nearest d instructions back. The
-// body is a loop, so distances wrap: the first instructions read values the
-// previous iteration produced. Choosing among live values (rather than "the
-// register written at i-d", which a later write may have overwritten) keeps
-// the distance a consumer actually sees close to the one drawn.
-void assign_sources(KernelBody& body, const KernelProfile& p, uint32_t regs, SplitMix64& rng) {
-  const int64_t n = static_cast<int64_t>(body.size());
-  constexpr int64_t kNever = INT64_MIN / 2;
-  std::vector<int64_t> last(regs, kNever);  // position of the latest write before i
-  for (int64_t i = 0; i < n; ++i)
-    if (body[i].num_dst) last[body[i].dst[0]] = i - n;  // writes of the previous iteration
+// Sources: draw a dependence distance d (geometric, the phase's mean) and
+// read the live value in the phase's register range whose producer is
+// nearest d instructions back. `last` holds, per register, the position of
+// its latest write in the kernel's code so far (phases in order; kNever:
+// not written yet, a kernel input). A looping phase's first instructions read
+// what its own last ones wrote in the previous execution, so its own writes
+// count one execution back, and values from earlier phases one execution
+// further. Choosing among live values (rather than "the register written at
+// i-d", which a later write may have overwritten) keeps the distance a
+// consumer actually sees close to the one drawn.
+constexpr int64_t kNever = INT64_MIN / 2;
+
+void assign_sources(BodyInstruction* body, int64_t start, uint32_t count, const PhaseSpec& ph,
+                    std::vector<int64_t>& last, SplitMix64& rng) {
+  const int64_t n = count;
+  std::vector<int64_t> before;  // earlier phases' writes, restored for the phases after a looping one
+  if (ph.loops) {
+    before = last;
+    for (int64_t& at : last)
+      if (at != kNever) at -= n;
+    for (int64_t i = 0; i < n; ++i)
+      if (body[i].num_dst) last[body[i].dst[0]] = start + i - n;  // writes of the previous execution
+  }
   const uint32_t cap = static_cast<uint32_t>(std::min<int64_t>(n, 16 * 64));
   for (int64_t i = 0; i < n; ++i) {
     auto& in = body[i];
+    const int64_t pos = start + i;
     for (unsigned s = 0; s < in.num_src; ++s) {
-      const int64_t want = rng.geometric(p.mean_dependence_distance, cap);
+      const int64_t want = rng.geometric(ph.mean_distance, cap);
       int64_t best_err = INT64_MAX;
-      uint16_t best = 0;
-      for (uint32_t r = 0; r < regs; ++r) {
+      uint16_t best = static_cast<uint16_t>(ph.lo);  // nothing written in the range yet: an input
+      for (uint32_t r = ph.lo; r <= ph.hi; ++r) {
         if (last[r] == kNever) continue;
-        const int64_t err = std::llabs((i - last[r]) - want);
+        const int64_t err = std::llabs((pos - last[r]) - want);
         if (err < best_err) best_err = err, best = static_cast<uint16_t>(r);
       }
-      in.src[s] = best;  // a body with no writes at all reads R0 (an input)
+      in.src[s] = best;
     }
-    if (in.num_dst) last[in.dst[0]] = i;
+    if (in.num_dst) last[in.dst[0]] = pos;
+  }
+  if (ph.loops) {
+    std::vector<bool> written(last.size(), false);
+    for (int64_t i = 0; i < n; ++i)
+      if (body[i].num_dst) written[body[i].dst[0]] = true;
+    for (size_t r = 0; r < last.size(); ++r)
+      if (!written[r]) last[r] = before[r];
   }
 }
 
@@ -185,33 +218,69 @@ void apply_first_use_order(KernelBody& body, const KernelProfile& p, uint32_t re
   }
 }
 
-}  // namespace
+// A phase's register range for `regs` registers when the profile declares
+// `declared`: scaled, so a --regs-per-thread override keeps the phases' shares.
+std::pair<uint32_t, uint32_t> scaled_range(uint32_t lo, uint32_t hi, uint32_t declared, uint32_t regs) {
+  if (declared == regs) return {lo, hi};
+  const uint32_t first = static_cast<uint32_t>(uint64_t{lo} * regs / declared);
+  const uint32_t end = static_cast<uint32_t>((uint64_t{hi + 1} * regs + declared - 1) / declared);
+  return {std::min(first, regs - 1), std::max(first, std::min(end, regs) - 1)};
+}
 
-KernelBody build_kernel_body(const KernelProfile& p, uint32_t regs) {
-  SplitMix64 rng(stream_seed(p.seed, 0xB0D1, 0));
-  const uint32_t n = body_length(p, regs);
-  KernelBody body;
-  body.reserve(n);
-  const auto counts = apportion(p, n);
+// Appends one phase's code to `body`: its instruction classes exactly
+// apportioned and shuffled, operand counts and divergence drawn, then its
+// destinations and sources.
+void build_phase(KernelBody& body, const KernelProfile& p, const PhaseSpec& ph, std::vector<int64_t>& last,
+                 SplitMix64& rng) {
+  const uint32_t first = static_cast<uint32_t>(body.size());
+  const uint32_t n = ph.instructions;
+  const auto counts = apportion(*ph.mix, n);
   for (unsigned c = 0; c < kNumMixClasses; ++c)
     for (uint32_t k = 0; k < counts[c]; ++k) {
       BodyInstruction in;
       in.op = to_op_class(static_cast<MixClass>(c));
       body.push_back(in);
     }
-  for (uint32_t i = n; i > 1; --i) std::swap(body[i - 1], body[rng.below(i)]);  // Fisher-Yates
+  BodyInstruction* code = body.data() + first;
+  for (uint32_t i = n; i > 1; --i) std::swap(code[i - 1], code[rng.below(i)]);  // Fisher-Yates
 
   const uint32_t lanes_mask =
       p.divergent_active_lanes >= kWarpLanes ? 0xFFFFFFFFu : (1u << p.divergent_active_lanes) - 1;
-  for (auto& in : body) {
+  for (uint32_t i = 0; i < n; ++i) {
+    auto& in = code[i];
     in.num_dst = static_cast<uint8_t>(dst_count(in.op));
     in.num_src = static_cast<uint8_t>(src_count(in.op, rng.uniform() < wide_probability(in.op)));
     in.active_mask = rng.uniform() < p.divergent_fraction ? lanes_mask : 0xFFFFFFFFu;
   }
-  assign_destinations(body, p, regs, rng);
-  assign_sources(body, p, regs, rng);
-  apply_first_use_order(body, p, regs, rng);
-  return body;
+  assign_destinations(code, n, ph, rng);
+  assign_sources(code, first, n, ph, last, rng);
+}
+
+}  // namespace
+
+KernelCode build_kernel_code(const KernelProfile& p, uint32_t regs) {
+  SplitMix64 rng(stream_seed(p.seed, 0xB0D1, 0));
+  KernelCode code;
+  std::vector<int64_t> last(regs, kNever);
+  if (p.phases.empty()) {
+    const PhaseSpec flat{&p.mix, body_length(p, regs), true, p.mean_dependence_distance, 0, regs - 1,
+                         std::min(p.hot_registers, regs), p.hot_fraction};
+    code.body.reserve(flat.instructions);
+    build_phase(code.body, p, flat, last, rng);
+    code.phases.push_back({0, flat.instructions, 0, false, 0, regs - 1});
+  } else {
+    const uint32_t declared = p.resources.regs_per_thread;
+    for (const ProfilePhase& ph : p.phases) {
+      const auto [lo, hi] = scaled_range(ph.first_register, ph.last_register, declared, regs);
+      const PhaseSpec spec{&ph.mix, ph.instructions, ph.repeat > 1, ph.mean_dependence_distance, lo, hi,
+                           std::min(ph.hot_registers, hi - lo + 1), ph.hot_fraction};
+      const uint32_t first = static_cast<uint32_t>(code.body.size());
+      build_phase(code.body, p, spec, last, rng);
+      code.phases.push_back({first, ph.instructions, ph.repeat, ph.barrier_after, lo, hi});
+    }
+  }
+  apply_first_use_order(code.body, p, regs, rng);
+  return code;
 }
 
 std::vector<uint16_t> first_use_order(const KernelBody& body) {

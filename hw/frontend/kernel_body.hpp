@@ -1,6 +1,7 @@
-// The static code of a profiled kernel: a loop body of `static_instructions`
-// decoded instructions that every warp of the kernel executes, looping, until
-// it has issued `instructions_per_warp`. Building it once per kernel is what
+// The static code of a profiled kernel: for a flat profile a loop body of
+// `static_instructions` decoded instructions that every warp of the kernel
+// executes, looping, until it has issued `instructions_per_warp`; for a
+// phased profile each phase's own code, run in phase order. Building it once per kernel is what
 // makes the per-instruction cost a copy: op classes, registers, dependences
 // and divergence masks are all decided here; only addresses are made per
 // warp at run time.
@@ -32,9 +33,25 @@ struct BodyInstruction {
 
 using KernelBody = std::vector<BodyInstruction>;
 
-// Builds the body for `regs_per_thread` registers (the profile's own value or
-// an override). Deterministic in the profile's seed.
-KernelBody build_kernel_body(const KernelProfile& profile, uint32_t regs_per_thread);
+// One phase's code in the body: body[first, first + size). A flat profile is
+// one phase that loops (repeat 0) until the warp's instructions run out.
+struct PhaseCode {
+  uint32_t first = 0, size = 0;
+  uint32_t repeat = 0;  // executions in a row; 0: loop for the rest of the warp
+  bool barrier_after = false;
+  uint32_t first_register = 0, last_register = 0;  // logical registers (before first-use renumbering)
+};
+
+struct KernelCode {
+  KernelBody body;  // every phase's code, in phase order
+  std::vector<PhaseCode> phases;
+};
+
+// Builds the code for `regs_per_thread` registers (the profile's own value or
+// an override, to which the phases' register ranges are scaled).
+// Deterministic in the profile's seed; a flat profile's body is the same
+// as it always was.
+KernelCode build_kernel_code(const KernelProfile& profile, uint32_t regs_per_thread);
 
 // Registers in the order the body first touches them (sources before the
 // destination within an instruction); registers never touched are not listed.

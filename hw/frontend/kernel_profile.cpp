@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "hw/common/error.hpp"
 #include "hw/common/gpu_config.hpp"
@@ -34,6 +37,8 @@ namespace {
 // `paper.ctas_per_sm` or `paper.ipc` key must be one of these or a shipped configs/gpu name.
 const std::vector<std::string> kPaperGpus = {"fermi-gtx480", "jatala-fermi"};
 const std::vector<std::string> kRangeKeys = {"registers", "scratchpad", "threads"};
+constexpr size_t kMaxPhases = 256;
+constexpr uint64_t kMaxInstructionsPerWarp = 1000000000;
 
 
 uint64_t as_uint(const YAML::Node& n, const std::string& file, const std::string& key, uint64_t lo,
@@ -64,7 +69,7 @@ struct Scalars {
     t.add_uint("threads_per_cta", &p.resources.threads_per_cta, 1, 2048, "threads per CTA");
     t.add_uint("regs_per_thread", &p.resources.regs_per_thread, 1, 255, "registers per thread");
     t.add_uint("smem_bytes_per_cta", &p.resources.smem_bytes_per_cta, 0, 1u << 20, "scratchpad bytes per CTA");
-    t.add_uint("instructions_per_warp", &p.instructions_per_warp, 1, 1000000000,
+    t.add_uint("instructions_per_warp", &p.instructions_per_warp, 1, kMaxInstructionsPerWarp,
                "dynamic instructions per warp, barriers included");
     t.add_uint("static_instructions", &p.static_instructions, 8, 65536, "length of the generated loop body");
     t.add_uint64("seed", &p.seed, 0, UINT64_MAX, "seed of the deterministic generator");
@@ -177,6 +182,102 @@ void parse_ranges(const YAML::Node& n, const std::string& file, KernelProfile& p
   }
 }
 
+// A list [a, b] of two numbers, parsed by `as`.
+template <class T, class As>
+std::pair<T, T> parse_pair(const YAML::Node& n, const std::string& file, const std::string& key, As as) {
+  if (!n.IsSequence() || n.size() != 2) throw input_error(file, key, "expected a list [from, to] of two numbers");
+  return {as(n[0]), as(n[1])};
+}
+
+double as_fraction(const YAML::Node& n, const std::string& file, const std::string& key) {
+  const std::string text = n.IsScalar() ? n.Scalar() : "";
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0 && v <= 1))
+    throw input_error(file, key, "value '" + text + "' is not a number in [0, 1]");
+  return v;
+}
+
+// `phases`: each entry's scalar keys through a ParamTable whose keys carry the
+// entry's index ("phases[2].mix.int_alu"), so errors and hints name it; the
+// two ranges are lists and parsed by hand. Defaults come from the top level.
+void parse_phases(const YAML::Node& list, const std::string& file, bool has_top_mix, KernelProfile& p) {
+  if (!list.IsSequence() || list.size() == 0)
+    throw input_error(file, "phases", "expected a non-empty list of phases");
+  if (list.size() > kMaxPhases)
+    throw input_error(file, "phases", std::to_string(list.size()) + " phases; at most " + std::to_string(kMaxPhases));
+  const uint32_t regs = p.resources.regs_per_thread;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string at = "phases[" + std::to_string(i) + "]";
+    if (!list[i].IsMap()) throw input_error(file, at, "expected a mapping of phase keys");
+    YAML::Node node = YAML::Clone(list[i]);
+    const YAML::Node& cnode = node;
+    for (const char* required : {"name", "instructions"})
+      if (!cnode[required]) throw input_error(file, at + "." + required, "is required");
+    if (!cnode["mix"] && !has_top_mix)
+      throw input_error(file, at + ".mix", "is required when the profile has no top-level mix");
+
+    ProfilePhase ph;
+    ph.mix = cnode["mix"] ? std::array<double, kNumMixClasses>{} : p.mix;
+    ph.mean_dependence_distance = p.mean_dependence_distance;
+    ph.hot_fraction = p.hot_fraction;
+    ph.shared_stride_words = p.shared_stride_words;
+    ph.last_register = regs - 1;
+    bool hot_given = false;
+    // A default Node counts as present: absence is an empty optional.
+    auto take_list = [&](const char* group, const char* key) {
+      std::optional<YAML::Node> value;
+      if (cnode[group] && cnode[group].IsMap() && cnode[group][key]) {
+        value = YAML::Clone(cnode[group][key]);
+        node[group].remove(key);
+      }
+      return value;
+    };
+    const std::optional<YAML::Node> reg_range = take_list("registers", "range");
+    const std::optional<YAML::Node> shared_range = take_list("shared", "range");
+
+    ParamTable t;
+    t.add_string(at + ".name", &ph.name, "the phase's name (unique in the profile)");
+    t.add_uint(at + ".instructions", &ph.instructions, 1, 65536, "instructions of one execution of the phase");
+    t.add_uint(at + ".repeat", &ph.repeat, 1, 1000000, "executions of the phase in a row");
+    t.add_bool(at + ".barrier_after", &ph.barrier_after, "a CTA barrier after each execution");
+    for (unsigned c = 0; c < kNumMixClasses; ++c)
+      t.add_double(at + ".mix." + mix_key(static_cast<MixClass>(c)), &ph.mix[c], 0, 1, "fraction of its instructions");
+    t.add_double(at + ".dependence.mean_distance", &ph.mean_dependence_distance, 1, 64,
+                 "mean instructions between a value's producer and its consumer");
+    t.add_custom(
+        at + ".registers.hot_count", "an integer in [1, 255]",
+        [&](const std::string& v) {
+          char* end = nullptr;
+          const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+          if (v.empty() || *end != '\0' || n < 1 || n > 255) return std::string("not an integer in [1, 255]");
+          ph.hot_registers = static_cast<uint32_t>(n);
+          hot_given = true;
+          return std::string();
+        },
+        [&] { return std::to_string(ph.hot_registers); }, "registers in the phase's hot set");
+    t.add_double(at + ".registers.hot_fraction", &ph.hot_fraction, 0, 1, "share of destinations in the hot set");
+    t.add_uint(at + ".shared.stride_words", &ph.shared_stride_words, 1, 64, "lane-to-lane distance in 4-byte words");
+    YAML::Node wrapped;
+    wrapped["phases[" + std::to_string(i) + "]"] = node;
+    t.apply_yaml(wrapped, file);
+
+    if (reg_range) {
+      const std::string key = at + ".registers.range";
+      auto reg = [&](const YAML::Node& n) { return static_cast<uint32_t>(as_uint(n, file, key, 0, 254)); };
+      std::tie(ph.first_register, ph.last_register) = parse_pair<uint32_t>(*reg_range, file, key, reg);
+    }
+    if (shared_range) {
+      const std::string key = at + ".shared.range";
+      auto frac = [&](const YAML::Node& n) { return as_fraction(n, file, key); };
+      std::tie(ph.shared_from, ph.shared_to) = parse_pair<double>(*shared_range, file, key, frac);
+    }
+    const uint32_t range_size = ph.last_register >= ph.first_register ? ph.last_register - ph.first_register + 1 : 0;
+    if (!hot_given) ph.hot_registers = std::max(1u, std::min(p.hot_registers, range_size));
+    p.phases.push_back(std::move(ph));
+  }
+}
+
 }  // namespace
 
 KernelProfile load_kernel_profile(const std::string& name_or_path) {
@@ -185,9 +286,19 @@ KernelProfile load_kernel_profile(const std::string& name_or_path) {
   const YAML::Node& croot = root;  // const indexing never inserts keys
   if (!root.IsMap()) throw input_error(file, "", "the top level must be a mapping of keys to values");
 
-  for (const char* required : {"name", "bound", "grid_ctas", "threads_per_cta", "regs_per_thread",
-                               "instructions_per_warp", "mix", "paper"})
+  const bool phased = static_cast<bool>(croot["phases"]);
+  for (const char* required : {"name", "bound", "grid_ctas", "threads_per_cta", "regs_per_thread", "paper"})
     if (!croot[required]) throw input_error(file, required, "is required");
+  if (!phased) {
+    for (const char* required : {"instructions_per_warp", "mix"})
+      if (!croot[required]) throw input_error(file, required, "is required (or give the kernel as phases)");
+  } else {
+    for (const char* derived : {"instructions_per_warp", "barriers_per_instruction"})
+      if (croot[derived])
+        throw input_error(file, derived,
+                          "must not be given with phases (instructions_per_warp is the phases' sum; barriers are "
+                          "a phase's barrier_after)");
+  }
 
   KernelProfile p;
   p.file = file;
@@ -197,8 +308,12 @@ KernelProfile load_kernel_profile(const std::string& name_or_path) {
 
   // Values that are lists or free-form maps are taken out before the
   // scalar walk and parsed by hand.
-  YAML::Node first_use, ctas, ipc, ranges;  // a default Node counts as present: use the flags
+  YAML::Node first_use, ctas, ipc, ranges, phases;  // a default Node counts as present: use the flags
   bool has_first_use = false, has_ctas = false, has_ipc = false, has_ranges = false;
+  if (phased) {
+    phases = croot["phases"];
+    root.remove("phases");
+  }
   if (croot["registers"] && croot["registers"].IsMap() && croot["registers"]["first_use_order"]) {
     first_use = croot["registers"]["first_use_order"];
     has_first_use = true;
@@ -233,21 +348,110 @@ KernelProfile load_kernel_profile(const std::string& name_or_path) {
   if (has_ctas) parse_ctas_per_sm(ctas, file, p);
   if (has_ipc) parse_ipc(ipc, file, p);
   if (has_ranges) parse_ranges(ranges, file, p);
+  if (phased) {
+    parse_phases(phases, file, croot["mix"] ? true : false, p);
+    summarize_phases(p);
+  }
   validate(p);
   return p;
 }
 
-void validate(const KernelProfile& p) {
-  const std::string& f = p.file;
+void summarize_phases(KernelProfile& p) {
+  if (p.phases.empty()) return;
+  uint64_t total = 0;
+  double body = 0;
+  std::array<double, kNumMixClasses> weighted{};
+  for (const ProfilePhase& ph : p.phases) {
+    total += ph.dynamic_instructions();
+    const double n = static_cast<double>(ph.instructions) * ph.repeat;
+    body += n;
+    for (unsigned c = 0; c < kNumMixClasses; ++c) weighted[c] += ph.mix[c] * n;
+  }
+  if (total > kMaxInstructionsPerWarp)
+    throw input_error(p.file, "phases",
+                      "the phases add up to " + std::to_string(total) +
+                          " instructions per warp (instructions + barrier_after, times repeat); at most " +
+                          std::to_string(kMaxInstructionsPerWarp));
+  p.instructions_per_warp = static_cast<uint32_t>(total);
+  for (unsigned c = 0; c < kNumMixClasses; ++c) p.mix[c] = weighted[c] / body;
+  p.barriers_per_instruction = 0;
+}
+
+namespace {
+
+void check_mix_sum(const std::array<double, kNumMixClasses>& mix, const std::string& file, const std::string& key) {
   double sum = 0;
-  for (double m : p.mix) sum += m;
+  for (double m : mix) sum += m;
   if (std::fabs(sum - 1.0) > 1e-6) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", sum);
-    throw input_error(f, "mix", std::string("fractions sum to ") + buf +
-                                    "; int_alu + fp_alu + sfu + global_load + global_store + shared_load + "
-                                    "shared_store must be 1 (within 1e-6)");
+    throw input_error(file, key, std::string("fractions sum to ") + buf +
+                                     "; int_alu + fp_alu + sfu + global_load + global_store + shared_load + "
+                                     "shared_store must be 1 (within 1e-6)");
   }
+}
+
+void validate_phases(const KernelProfile& p) {
+  const std::string& f = p.file;
+  const uint32_t regs = p.resources.regs_per_thread;
+  const uint32_t smem_words = p.resources.smem_bytes_per_cta / 4;
+  std::vector<bool> covered(regs, false);
+  std::set<std::string> names;
+  for (size_t i = 0; i < p.phases.size(); ++i) {
+    const ProfilePhase& ph = p.phases[i];
+    const std::string at = "phases[" + std::to_string(i) + "]";
+    if (ph.name.empty()) throw input_error(f, at + ".name", "is required (a non-empty name)");
+    if (!names.insert(ph.name).second) throw input_error(f, at + ".name", "'" + ph.name + "' names two phases");
+    if (ph.instructions < 1 || ph.instructions > 65536)
+      throw input_error(f, at + ".instructions", "must be in [1, 65536]");
+    if (ph.repeat < 1) throw input_error(f, at + ".repeat", "must be at least 1");
+    check_mix_sum(ph.mix, f, at + ".mix");
+    if (ph.first_register > ph.last_register || ph.last_register >= regs)
+      throw input_error(f, at + ".registers.range",
+                        "[" + std::to_string(ph.first_register) + ", " + std::to_string(ph.last_register) +
+                            "] is not a range [lo, hi] with lo <= hi < regs_per_thread (" + std::to_string(regs) + ")");
+    const uint32_t size = ph.last_register - ph.first_register + 1;
+    if (ph.hot_registers < 1 || ph.hot_registers > size)
+      throw input_error(f, at + ".registers.hot_count",
+                        "is " + std::to_string(ph.hot_registers) + "; must be in [1, " + std::to_string(size) +
+                            "] (the registers in its range)");
+    for (uint32_t r = ph.first_register; r <= ph.last_register; ++r) covered[r] = true;
+    if (!(ph.shared_from >= 0 && ph.shared_from < ph.shared_to && ph.shared_to <= 1))
+      throw input_error(f, at + ".shared.range", "must be [from, to] with 0 <= from < to <= 1");
+    if (ph.uses_scratchpad() && phase_smem_words(ph, smem_words) == 0)
+      throw input_error(f, at + ".shared.range",
+                        "holds no 4-byte word of the CTA's " + std::to_string(p.resources.smem_bytes_per_cta) +
+                            " bytes of scratchpad, but the phase's mix has shared_load/shared_store");
+  }
+  for (uint32_t r = 0; r < regs; ++r)
+    if (!covered[r])
+      throw input_error(f, "phases",
+                        "register " + std::to_string(r) + " is in no phase's registers.range; the ranges must cover "
+                        "every declared register [0, regs_per_thread - 1 = " + std::to_string(regs - 1) + "]");
+}
+
+}  // namespace
+
+uint32_t phase_smem_first_word(const ProfilePhase& ph, uint32_t smem_words) {
+  return static_cast<uint32_t>(std::floor(ph.shared_from * smem_words));
+}
+
+uint32_t phase_smem_words(const ProfilePhase& ph, uint32_t smem_words) {
+  const uint32_t first = phase_smem_first_word(ph, smem_words);
+  const uint32_t end = static_cast<uint32_t>(std::floor(ph.shared_to * smem_words));
+  const uint32_t words = end > first ? end - first : 0;
+  return words >= kWarpLanes ? words / kWarpLanes * kWarpLanes : words;  // whole warps' rows: stride 1 never conflicts
+}
+
+bool KernelProfile::uses_scratchpad() const {
+  if (phases.empty()) return mix_of(MixClass::SharedLoad) + mix_of(MixClass::SharedStore) > 0;
+  return std::any_of(phases.begin(), phases.end(), [](const ProfilePhase& ph) { return ph.uses_scratchpad(); });
+}
+
+void validate(const KernelProfile& p) {
+  const std::string& f = p.file;
+  if (!p.phases.empty()) validate_phases(p);  // first: the overall mix is theirs
+  check_mix_sum(p.mix, f, "mix");
   const uint32_t regs = p.resources.regs_per_thread;
   if (p.hot_registers > regs)
     throw input_error(f, "registers.hot_count", "is " + std::to_string(p.hot_registers) +
@@ -260,8 +464,7 @@ void validate(const KernelProfile& p) {
     if (!seen.insert(r).second)
       throw input_error(f, "registers.first_use_order", "register " + std::to_string(r) + " is listed twice");
   }
-  const double shared = p.mix_of(MixClass::SharedLoad) + p.mix_of(MixClass::SharedStore);
-  if (shared > 0 && p.resources.smem_bytes_per_cta < 4)
+  if (p.uses_scratchpad() && p.resources.smem_bytes_per_cta < 4)
     throw input_error(f, "mix.shared_load",
                       "shared_load/shared_store need smem_bytes_per_cta >= 4 (it is " +
                           std::to_string(p.resources.smem_bytes_per_cta) + ")");

@@ -33,6 +33,10 @@
 //     access_bytes: 4                 # 1 | 2 | 4 | 8 | 16 bytes per lane
 //   shared:
 //     stride_words: 1                 # [1, 64] lane-to-lane distance in 4-byte words
+//   phases:                           # optional: the kernel as phases in order (see below)
+//     - {name: load, instructions: 40, repeat: 1, barrier_after: true, mix: {...},
+//        dependence: {mean_distance: 3}, registers: {range: [0, 11], hot_count: 4, hot_fraction: 0.7},
+//        shared: {range: [0.0, 0.5], stride_words: 1}}
 //   paper:
 //     source: "Jatala Table II"       # required
 //     kernel: calculate_temp
@@ -40,6 +44,18 @@
 //     ctas_per_sm: {jatala-fermi: 3}  # GPU config name -> printed baseline CTAs/SM
 //     ipc: {jatala-fermi: 489.5}      # GPU config name -> printed baseline IPC (thread instructions/cycle)
 //     ranges: {registers: [28, 44], threads: [128, 1024], scratchpad: [a, b]}  # Zorua Table 3
+//
+// Without `phases` a warp loops over one body drawn from the top-level keys
+// until it has issued instructions_per_warp (a flat profile). With `phases`
+// a warp runs each phase in order, `repeat` times in a row, each execution
+// being that phase's own static code of `instructions` instructions; a
+// phase's mix, dependence, registers and scratchpad region are its own (mix
+// and dependence default to the top level's), a barrier follows each
+// execution of a phase with barrier_after, and instructions_per_warp is the
+// sum over the phases (it and barriers_per_instruction must not be given).
+// Registers of a phase are a range of logical registers in first-use
+// numbering (R0 is the first the kernel touches); its shared range is the
+// part [from, to) of the CTA's scratchpad, as fractions, its LDS/STS touch.
 #pragma once
 
 #include <array>
@@ -61,6 +77,27 @@ OpClass to_op_class(MixClass c);
 
 enum class GlobalPattern : uint8_t { Coalesced, Strided, Random };
 enum class FirstUseOrder : uint8_t { Ascending, Descending, Shuffled, Explicit };
+
+// One phase of a phase-structured profile, as written (defaults resolved
+// against the top level by the loader).
+struct ProfilePhase {
+  std::string name;
+  uint32_t instructions = 0;  // one execution of the phase's code
+  uint32_t repeat = 1;        // executions in a row
+  bool barrier_after = false;
+  std::array<double, kNumMixClasses> mix{};
+  double mean_dependence_distance = 4.0;
+  uint32_t first_register = 0, last_register = 0;  // logical registers it writes and reads (inclusive)
+  uint32_t hot_registers = 1;                      // the first hot_registers of its range are its hot set
+  double hot_fraction = 0.8;
+  double shared_from = 0.0, shared_to = 1.0;       // fractions of the CTA's scratchpad
+  uint32_t shared_stride_words = 1;
+
+  double mix_of(MixClass c) const { return mix[static_cast<unsigned>(c)]; }
+  bool uses_scratchpad() const { return mix_of(MixClass::SharedLoad) + mix_of(MixClass::SharedStore) > 0; }
+  // Dynamic instructions of its executions, barriers included.
+  uint64_t dynamic_instructions() const { return (uint64_t{instructions} + barrier_after) * repeat; }
+};
 
 struct KernelProfile {
   std::string file;  // where it was read from: every later error names it
@@ -103,16 +140,32 @@ struct KernelProfile {
     std::map<std::string, Range> ranges;        // "registers" | "scratchpad" | "threads"
   } paper;
 
+  // Empty: a flat profile. Otherwise instructions_per_warp is their sum and
+  // mix their instruction-weighted mix (both filled in by the loader).
+  std::vector<ProfilePhase> phases;
+
   double mix_of(MixClass c) const { return mix[static_cast<unsigned>(c)]; }
+  // Whether any instruction of the kernel is a scratchpad access.
+  bool uses_scratchpad() const;
 };
 
 // Loads configs/kernels/<name>.yaml, or a path (anything with '/' or a .yaml
 // extension). Throws InputError naming the file and key on any problem.
 KernelProfile load_kernel_profile(const std::string& name_or_path);
 
-// Cross-key checks (mix sum, register indices, ranges vs. own values, shared
-// ops without scratchpad). Run by the loader; exposed for tests and for
-// profiles built in code.
+// Cross-key checks (mix sums, register indices, ranges vs. own values, shared
+// ops without scratchpad, phases' register ranges covering every register).
+// Run by the loader; exposed for tests and for profiles built in code.
 void validate(const KernelProfile& p);
+
+// For a profile built in code with phases: fills in instructions_per_warp
+// (their sum) and mix (their instruction-weighted mix), as the loader does.
+void summarize_phases(KernelProfile& p);
+
+// A phase's scratchpad region in the CTA's `smem_words` words: its first word
+// and its usable words (whole rows of 32 when it holds at least 32, so unit
+// stride never conflicts; 0: no word).
+uint32_t phase_smem_first_word(const ProfilePhase& ph, uint32_t smem_words);
+uint32_t phase_smem_words(const ProfilePhase& ph, uint32_t smem_words);
 
 }  // namespace smshare

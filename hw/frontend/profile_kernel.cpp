@@ -14,11 +14,24 @@ constexpr uint64_t kOne = 1ull << 32;  // fixed point for the barrier accumulato
 constexpr uint32_t kPcStep = 8;        // bytes per instruction (SASS encoding on Fermi)
 constexpr uint32_t kLineBytes = 128;   // coalesced chunks stay line aligned
 
+// A phase as a warp walks it: its code, where its PCs start, and its part of
+// the CTA's scratchpad.
+struct PhaseWalk {
+  uint32_t first = 0, size = 0;  // body[first, first + size)
+  uint32_t repeat = 0;           // executions in a row; 0: loop for the rest of the warp (a flat profile)
+  bool barrier_after = false;
+  uint32_t pc_slot = 0;          // its first instruction's PC / kPcStep; its barrier's is pc_slot + size
+  uint32_t smem_first = 0;       // first word of its scratchpad region
+  uint32_t smem_words = 0;       // usable words of the region (a multiple of 32 when >= 32)
+  uint32_t smem_stride = 1;      // words, mod smem_words
+};
+
 // Everything about a kernel that warps share; immutable after construction.
 struct KernelShape {
   std::string name;
   KernelResources res;
   KernelBody body;
+  std::vector<PhaseWalk> phases;
   uint32_t warps_per_cta = 1;
   uint32_t last_warp_mask = 0xFFFFFFFFu;  // lanes of the last warp when threads % 32 != 0
   uint32_t instructions_per_warp = 0;
@@ -33,8 +46,6 @@ struct KernelShape {
   uint64_t stride = 0;       // strided: lane-to-lane distance mod footprint
   uint64_t load_base = kGlobalLoadBase, store_base = 0;
 
-  uint32_t smem_words = 0;   // usable words: a multiple of 32 so stride 1 never conflicts
-  uint32_t smem_stride = 1;  // words, mod smem_words
 };
 
 // One warp's walk through one global region (loads or stores).
@@ -47,8 +58,7 @@ class ProfileWarpProgram final : public WarpProgram {
  public:
   ProfileWarpProgram(std::shared_ptr<const KernelShape> k, uint32_t cta, uint32_t warp)
       : k_(std::move(k)),
-        body_(k_->body.data()),
-        body_size_(static_cast<uint32_t>(k_->body.size())),
+        warp_(warp),
         remaining_(k_->instructions_per_warp),
         warp_mask_(warp + 1 == k_->warps_per_cta ? k_->last_warp_mask : 0xFFFFFFFFu),
         rng_(stream_seed(k_->seed, cta, warp)) {
@@ -65,8 +75,7 @@ class ProfileWarpProgram final : public WarpProgram {
       load_.pos = store_.pos =
           static_cast<uint64_t>((static_cast<unsigned __int128>(gwarp) * kWarpLanes * k_->stride) % f);
     }
-    if (k_->smem_words)
-      smem_pos_ = static_cast<uint32_t>((uint64_t{warp} * kWarpLanes * k_->smem_stride) % k_->smem_words);
+    enter_phase(0);
   }
 
   bool next(WarpInstruction& out) override {
@@ -75,18 +84,22 @@ class ProfileWarpProgram final : public WarpProgram {
     barrier_acc_ += k_->barrier_step;
     if (barrier_acc_ >= kOne) {  // same count on every warp of a CTA: barriers always match
       barrier_acc_ -= kOne;
-      out.op = OpClass::Barrier;
-      out.num_dst = out.num_src = 0;
-      out.access_bytes = 0;
-      out.active_mask = warp_mask_;
-      out.pc = uint64_t{body_size_} * kPcStep;
-      out.dst = {kNoReg, kNoReg};
-      out.src = {kNoReg, kNoReg, kNoReg, kNoReg};
+      barrier(out);
+      return true;
+    }
+    if (barrier_due_) {  // the end of an execution of a phase with barrier_after
+      barrier(out);
+      barrier_due_ = false;
+      end_execution();
       return true;
     }
     const BodyInstruction& in = body_[index_];
-    out.pc = uint64_t{index_} * kPcStep;
-    if (++index_ == body_size_) index_ = 0;
+    out.pc = uint64_t{phase_->pc_slot + index_} * kPcStep;
+    if (++index_ == phase_->size) {
+      index_ = 0;
+      if (phase_->barrier_after) barrier_due_ = true;
+      else end_execution();
+    }
     out.op = in.op;
     out.num_dst = in.num_dst;
     out.num_src = in.num_src;
@@ -142,21 +155,56 @@ class ProfileWarpProgram final : public WarpProgram {
     }
   }
 
+  // Lane l of the warp touches word (pos + l * stride) mod the phase's region;
+  // the warp's walk starts at its own row (warp * 32 * stride) on entering
+  // the phase and moves one word per access.
   void shared_addresses(WarpInstruction& out) {
-    const KernelShape& k = *k_;
+    const PhaseWalk& ph = *phase_;
     out.access_bytes = 4;
     uint32_t x = smem_pos_;
     for (unsigned l = 0; l < kWarpLanes; ++l) {
-      out.addr[l] = uint64_t{x} * 4;
-      x += k.smem_stride;
-      if (x >= k.smem_words) x -= k.smem_words;
+      out.addr[l] = uint64_t{ph.smem_first + x} * 4;
+      x += ph.smem_stride;
+      if (x >= ph.smem_words) x -= ph.smem_words;
     }
-    if (++smem_pos_ == k.smem_words) smem_pos_ = 0;
+    if (++smem_pos_ == ph.smem_words) smem_pos_ = 0;
+  }
+
+  void barrier(WarpInstruction& out) const {
+    out.op = OpClass::Barrier;
+    out.num_dst = out.num_src = 0;
+    out.access_bytes = 0;
+    out.active_mask = warp_mask_;
+    out.pc = uint64_t{phase_->pc_slot + phase_->size} * kPcStep;
+    out.dst = {kNoReg, kNoReg};
+    out.src = {kNoReg, kNoReg, kNoReg, kNoReg};
+  }
+
+  void enter_phase(size_t p) {
+    phase_index_ = p;
+    phase_ = &k_->phases[p];
+    body_ = k_->body.data() + phase_->first;
+    executions_left_ = phase_->repeat;
+    index_ = 0;
+    smem_pos_ = phase_->smem_words
+                    ? static_cast<uint32_t>((uint64_t{warp_} * kWarpLanes * phase_->smem_stride) % phase_->smem_words)
+                    : 0;
+  }
+
+  // One execution of the current phase is complete: repeat it or go on
+  // (a looping phase, repeat 0, runs until the warp's instructions run out).
+  void end_execution() {
+    if (phase_->repeat == 0 || --executions_left_ > 0) return;
+    if (phase_index_ + 1 < k_->phases.size()) enter_phase(phase_index_ + 1);
   }
 
   std::shared_ptr<const KernelShape> k_;
-  const BodyInstruction* body_;
-  uint32_t body_size_;
+  uint32_t warp_;
+  size_t phase_index_ = 0;
+  const PhaseWalk* phase_ = nullptr;
+  const BodyInstruction* body_ = nullptr;  // the current phase's code
+  uint32_t executions_left_ = 0;
+  bool barrier_due_ = false;
   uint32_t index_ = 0;
   uint32_t remaining_;
   uint32_t warp_mask_;
@@ -214,14 +262,37 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
                  "--regs-per-thread");
   override_value(s.res.smem_bytes_per_cta, overrides.smem_bytes_per_cta, 0, 1 << 20, file, "smem_bytes_per_cta",
                  "--smem-per-cta");
-  const bool has_shared = profile.mix_of(MixClass::SharedLoad) + profile.mix_of(MixClass::SharedStore) > 0;
-  if (has_shared && s.res.smem_bytes_per_cta < 4)
+  if (profile.uses_scratchpad() && s.res.smem_bytes_per_cta < 4)
     throw input_error(file + " (with overrides)", "smem_bytes_per_cta",
                       "is " + std::to_string(s.res.smem_bytes_per_cta) +
                           " but the mix has shared_load/shared_store; it must be at least 4");
 
-  s.body = build_kernel_body(profile, s.res.regs_per_thread);
+  KernelCode code = build_kernel_code(profile, s.res.regs_per_thread);
+  s.body = std::move(code.body);
   if (options.reorder_registers) reorder_registers_by_first_use(s.body, s.res.regs_per_thread);
+  const uint32_t smem_words = s.res.smem_bytes_per_cta / 4;
+  uint32_t pc_slot = 0;
+  for (size_t i = 0; i < code.phases.size(); ++i) {
+    const PhaseCode& c = code.phases[i];
+    PhaseWalk w;
+    w.first = c.first;
+    w.size = c.size;
+    w.repeat = c.repeat;
+    w.barrier_after = c.barrier_after;
+    w.pc_slot = pc_slot;
+    pc_slot += c.size + 1;  // and a slot for its barrier
+    ProfilePhase region;    // a flat profile's scratchpad region is all of it
+    region.shared_stride_words = profile.shared_stride_words;
+    if (!profile.phases.empty()) region = profile.phases[i];
+    w.smem_first = phase_smem_first_word(region, smem_words);
+    w.smem_words = phase_smem_words(region, smem_words);
+    w.smem_stride = w.smem_words ? region.shared_stride_words % w.smem_words : 0;
+    if (region.uses_scratchpad() && !profile.phases.empty() && w.smem_words == 0)
+      throw input_error(file + " (with overrides)", "phases[" + std::to_string(i) + "].shared.range",
+                        "holds no 4-byte word of the CTA's " + std::to_string(s.res.smem_bytes_per_cta) +
+                            " bytes of scratchpad, but the phase's mix has shared_load/shared_store");
+    s.phases.push_back(w);
+  }
 
   s.warps_per_cta = s.res.warps_per_cta();
   const uint32_t tail = s.res.threads_per_cta % kWarpLanes;
@@ -245,9 +316,6 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
   if (s.store_base + s.footprint > kGlobalLimit)
     throw input_error(file, "global.footprint_bytes", "load and store regions would reach the swap region");
 
-  const uint32_t words = s.res.smem_bytes_per_cta / 4;
-  s.smem_words = words >= kWarpLanes ? words / kWarpLanes * kWarpLanes : words;
-  s.smem_stride = s.smem_words ? profile.shared_stride_words % s.smem_words : 0;
   return std::make_unique<ProfileKernel>(std::move(k));
 }
 
