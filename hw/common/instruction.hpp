@@ -73,6 +73,9 @@ struct WarpInstruction {
   uint64_t pc = 0;  // byte offset in the kernel's code, below kInstructionRegionBytes
   std::array<uint16_t, kMaxDstRegs> dst{kNoReg, kNoReg};
   std::array<uint16_t, kMaxSrcRegs> src{kNoReg, kNoReg, kNoReg, kNoReg};
+  // The kernel phase it belongs to: its index in KernelResources::phase_names
+  // (a phased profile); 0 for a kernel without phases.
+  uint16_t phase = 0;
   std::array<uint64_t, kWarpLanes> addr{};
 
   unsigned active_lanes() const {

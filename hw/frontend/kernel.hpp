@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hw/common/instruction.hpp"
 
@@ -18,6 +19,10 @@ struct KernelResources {
   uint32_t threads_per_cta = 32;
   uint32_t regs_per_thread = 0;
   uint32_t smem_bytes_per_cta = 0;
+  // A phased profile's phases in order (WarpInstruction::phase indexes it);
+  // empty for a kernel without phases. For mechanisms that act or report per
+  // phase.
+  std::vector<std::string> phase_names;
 
   uint32_t warps_per_cta(unsigned warp_size = kWarpLanes) const {
     return (threads_per_cta + warp_size - 1) / warp_size;

@@ -95,6 +95,7 @@ class ProfileWarpProgram final : public WarpProgram {
     }
     const BodyInstruction& in = body_[index_];
     out.pc = uint64_t{phase_->pc_slot + index_} * kPcStep;
+    out.phase = static_cast<uint16_t>(phase_index_);
     if (++index_ == phase_->size) {
       index_ = 0;
       if (phase_->barrier_after) barrier_due_ = true;
@@ -176,6 +177,7 @@ class ProfileWarpProgram final : public WarpProgram {
     out.access_bytes = 0;
     out.active_mask = warp_mask_;
     out.pc = uint64_t{phase_->pc_slot + phase_->size} * kPcStep;
+    out.phase = static_cast<uint16_t>(phase_index_);
     out.dst = {kNoReg, kNoReg};
     out.src = {kNoReg, kNoReg, kNoReg, kNoReg};
   }
@@ -293,6 +295,7 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
                             " bytes of scratchpad, but the phase's mix has shared_load/shared_store");
     s.phases.push_back(w);
   }
+  for (const ProfilePhase& ph : profile.phases) s.res.phase_names.push_back(ph.name);
 
   s.warps_per_cta = s.res.warps_per_cta();
   const uint32_t tail = s.res.threads_per_cta % kWarpLanes;

@@ -306,6 +306,7 @@ void TraceLineParser::parse(const char* begin, const char* end, uint64_t line_no
 
   if (line_numbers_) f.dec("source line number", UINT32_MAX);
   out.pc = f.hex("PC", 16);
+  out.phase = 0;  // traces have no phases (yet)
   if (out.pc >= kInstructionRegionBytes)
     f.fail("PC", "PC " + hex(out.pc) + " is beyond the " + hex(kInstructionRegionBytes) +
                      "-byte instruction region (PCs are offsets in the kernel's code)");

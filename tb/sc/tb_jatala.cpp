@@ -114,15 +114,22 @@ TEST(JatalaFigure5, DeadlockIsDetectedWithWaveformsOn) {
 // its scratchpad, then runs N dependent ALU instructions (>= 6 cycles each).
 constexpr size_t kSmemChain = 50;
 
-nlohmann::json run_spmshare(uint64_t smem_offset) {
+// With `phased`, the kernel has two phases: "compute" (a private chain
+// first) and "exchange" (the scratchpad load, then the chain).
+nlohmann::json run_spmshare(uint64_t smem_offset, bool phased = false) {
   KernelResources res;
   res.grid_ctas = 2;
   res.threads_per_cta = 32;
   res.regs_per_thread = 16;
   res.smem_bytes_per_cta = 4096;
-  ScriptedKernel k("spm", res, [smem_offset](uint32_t, uint32_t) {
-    std::vector<WarpInstruction> v{mem(OpClass::SharedLoad, 1, smem_offset, 4)};
+  if (phased) res.phase_names = {"compute", "exchange"};
+  ScriptedKernel k("spm", res, [smem_offset, phased](uint32_t, uint32_t) {
+    std::vector<WarpInstruction> v;
+    if (phased) v.assign(10, alu(2, {2}));
+    v.push_back(mem(OpClass::SharedLoad, 1, smem_offset, 4));
     for (size_t i = 0; i < kSmemChain; ++i) v.push_back(alu(1, {1}));
+    if (phased)
+      for (size_t i = 10; i < v.size(); ++i) v[i].phase = 1;
     return v;
   });
   SimulateOptions o;
@@ -147,6 +154,21 @@ TEST(JatalaScratchpad, NonOwnerWaitsAtItsFirstSharedAccessUntilTheOwnerFinishes)
   // Serialized: the second chain starts after the first CTA finished.
   EXPECT_GT(r["cycles"].get<uint64_t>(), 2 * 6 * kSmemChain);
   EXPECT_GT(r["activity"]["lock_array_scratchpad"]["reads"].get<uint64_t>(), 0u);
+  for (const auto& [name, value] : r["mechanism_stats"].items())
+    EXPECT_EQ(name.rfind("phase_", 0), std::string::npos) << "a kernel without phases has no per-phase counts: " << name;
+}
+
+// Where warps wait, for a phased kernel: the non-owner's wait begins at its
+// first shared access, in phase "exchange", and all its cycles count there.
+TEST(JatalaScratchpad, LockWaitsAreCountedInThePhaseTheyBeginIn) {
+  auto r = run_spmshare(2048, /*phased=*/true);
+  const auto& m = r["mechanism_stats"];
+  EXPECT_EQ(m["lock_waits"].get<uint64_t>(), 1u);
+  EXPECT_EQ(m["phase_lock_waits.exchange"].get<uint64_t>(), 1u);
+  EXPECT_EQ(m["phase_lock_waits.compute"].get<uint64_t>(), 0u);
+  EXPECT_EQ(m["phase_lock_wait_cycles.exchange"].get<uint64_t>(), m["lock_wait_cycles"].get<uint64_t>());
+  EXPECT_EQ(m["phase_lock_wait_cycles.compute"].get<uint64_t>(), 0u);
+  EXPECT_GT(m["lock_wait_cycles"].get<uint64_t>(), 6 * kSmemChain);
 }
 
 // Dynamic warp execution on the reference SM (SM0) never issues a non-owner

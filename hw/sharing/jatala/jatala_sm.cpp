@@ -28,6 +28,10 @@ JatalaSm::JatalaSm(Resource r, const SmSpec& sm, const KernelResources& k, const
       owner_(split_.shared_pairs, -1),
       waiting_(sm.max_warps, 0),
       waiting_since_(sm.max_warps, 0),
+      waiting_phase_(sm.max_warps, 0),
+      phase_names_(k.phase_names),
+      phase_lock_waits_(k.phase_names.size(), 0),
+      phase_lock_wait_cycles_(k.phase_names.size(), 0),
       rng_(0x9E3779B97F4A7C15ull * (sm_id + 1)) {
   if (opt.dynamic_warp_execution)
     dwe_ = std::make_unique<DynamicWarpExecution>(sm_id == 0, opt.dwe_period_cycles, opt.dwe_step_percent,
@@ -89,7 +93,7 @@ bool JatalaSm::may_issue(const WarpContext& w, const WarpInstruction& inst, uint
                                                           : spm_locks_.acquire(s.pair, s.member);
     if (r == LockResult::Busy || r == LockResult::Refused) {
       if (!waiting_[w.slot] && r == LockResult::Refused) ++rule_refusals_;
-      set_waiting(w.slot, true, cycle);
+      set_waiting(w.slot, true, cycle, inst.phase);
       return false;
     }
     if (r == LockResult::Granted) update_owner(s.pair);
@@ -151,6 +155,10 @@ void JatalaSm::counters(std::vector<std::pair<std::string, uint64_t>>& c) const 
   c.push_back({"deadlock_rule_refusals", rule_refusals_});
   c.push_back({"ownership_transfers", ownership_transfers_});
   c.push_back({"dwe_refusals", dwe_refusals_});
+  for (size_t i = 0; i < phase_names_.size(); ++i) {
+    c.push_back({"phase_lock_waits." + phase_names_[i], phase_lock_waits_[i]});
+    c.push_back({"phase_lock_wait_cycles." + phase_names_[i], phase_lock_wait_cycles_[i]});
+  }
 }
 
 bool JatalaSm::needs_lock(const WarpInstruction& inst) const {
@@ -183,16 +191,22 @@ void JatalaSm::update_owner(uint32_t pair) {
 
 // A warp refused by a lock busy-waits (Fig. 3: retry in another cycle) from
 // the cycle of its first refusal to the cycle it gets the lock.
-void JatalaSm::set_waiting(uint32_t slot, bool on, uint64_t cycle) {
+void JatalaSm::set_waiting(uint32_t slot, bool on, uint64_t cycle, uint16_t phase) {
   if (waiting_[slot] == on) return;
   waiting_[slot] = on;
+  const bool phased = !phase_names_.empty();
   if (on) {
     ++waiting_count_;
     ++lock_waits_;
     waiting_since_[slot] = cycle;
+    waiting_phase_[slot] = phase;
+    if (phased) ++phase_lock_waits_.at(phase);
   } else {
     --waiting_count_;
-    if (cycle > waiting_since_[slot]) lock_wait_cycles_ += cycle - waiting_since_[slot];
+    if (cycle > waiting_since_[slot]) {
+      lock_wait_cycles_ += cycle - waiting_since_[slot];
+      if (phased) phase_lock_wait_cycles_[waiting_phase_[slot]] += cycle - waiting_since_[slot];
+    }
   }
 }
 

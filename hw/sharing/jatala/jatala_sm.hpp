@@ -82,7 +82,7 @@ class JatalaSm {
  private:
   bool needs_lock(const WarpInstruction& inst) const;
   void update_owner(uint32_t pair);
-  void set_waiting(uint32_t slot, bool on, uint64_t cycle);
+  void set_waiting(uint32_t slot, bool on, uint64_t cycle, uint16_t phase = 0);
   uint64_t next_random();
   uint64_t lock_decisions() const;
 
@@ -100,6 +100,11 @@ class JatalaSm {
   std::vector<int> owner_;
   std::vector<uint8_t> waiting_;
   std::vector<uint64_t> waiting_since_;
+  std::vector<uint16_t> waiting_phase_;  // per warp slot: the phase of the instruction it waits to issue
+  // A phased kernel's phase names, and per phase the lock waits begun in it
+  // and their cycles: where in the kernel warps wait.
+  std::vector<std::string> phase_names_;
+  std::vector<uint64_t> phase_lock_waits_, phase_lock_wait_cycles_;
   uint32_t waiting_count_ = 0;
   DweReference own_reference_;
   std::unique_ptr<DynamicWarpExecution> dwe_;
