@@ -57,6 +57,11 @@ REFERENCE = "Unshared-LRR"  # the variant Fig. 9's speed-ups are relative to
 # A sharing level's IPC change agrees with the paper's when the two are at
 # most this many percentage points apart.
 AGREEMENT_POINTS = 3.0
+# Tables V / VII's runs, per kernel and level: the report columns kept, and
+# the lock statistics that say where warps waited (mechanism_stats).
+BY_LEVEL_COLUMNS = {"thread_ipc": "thread_ipc", "cycles": "cycles", "resident_ctas": "resident_ctas_per_sm",
+                    "avg_resident_ctas": "avg_resident_ctas_per_sm", "num_sms": "config.params.gpu.num_sms"}
+BY_LEVEL_KEYS = list(BY_LEVEL_COLUMNS) + ["lock_waits", "lock_wait_cycles", "phase_lock_wait_cycles"]
 IPC_REGION = "Tables V / VII"  # the generated region of docs/jatala-reproduction.md they are written to
 
 
@@ -90,8 +95,7 @@ def reproduction_data(results, spec):
     occ = {k: [None] * len(levels) for k in paper}
     sim = {k: [None] * len(levels) for k in paper}
     fig9 = {k: {} for k in paper}
-    by_level = {k: {"thread_ipc": [None] * len(levels), "cycles": [None] * len(levels),
-                    "resident_ctas": [None] * len(levels)} for k in paper}
+    by_level = {k: {key: [None] * len(levels) for key in BY_LEVEL_KEYS} for k in paper}
     for r in results.rows:
         k = r["kernel"]
         if k not in paper:
@@ -104,9 +108,12 @@ def reproduction_data(results, spec):
                 "mechanism_stats": subtree(r, "mechanism_stats")}
         elif "ctas" not in r:
             i = next(i for i, lvl in enumerate(levels) if same(lvl, r["sharing"]))
-            for key, col in (("thread_ipc", "thread_ipc"), ("cycles", "cycles"),
-                             ("resident_ctas", "resident_ctas_per_sm")):
+            for key, col in BY_LEVEL_COLUMNS.items():
                 by_level[k][key][i] = r[col]
+            stats = subtree(r, "mechanism_stats")
+            by_level[k]["lock_waits"][i] = stats.get("lock_waits", 0)
+            by_level[k]["lock_wait_cycles"][i] = stats.get("lock_wait_cycles", 0)
+            by_level[k]["phase_lock_wait_cycles"][i] = stats.get("phase_lock_wait_cycles", {})
         else:
             i = next(i for i, lvl in enumerate(levels) if same(lvl, r["sharing"]))
             # The calculator's CTAs/SM is in every report; the simulator's is what one SM reached.
@@ -199,11 +206,43 @@ def ipc_tables(d):
     if far:
         out.append("Further apart (ours vs paper): " + ", ".join(
             f"{k} {percent(lvl)} ({o:+.1f} % vs {p:+.1f} %)" for k, lvl, o, p in far) + ".")
+    out.append(waits_table(d, by_point))
     differ = [k for k in SET1 + SET2 if d["ipc_by_level"][k]["cycles"][0] != d["fig9"][k][REFERENCE]["cycles"]]
     out.append(f"\nOur 0 % runs (the mechanism at sharing 0, LRR) take as many cycles as {REFERENCE} "
                f"(the baseline, LRR) for {len(SET1 + SET2) - len(differ)} of {len(SET1 + SET2)} kernels"
                + (f"; not for {', '.join(differ)}" if differ else "") + ".")
     return "\n" + "\n".join(out) + "\n", f"IPC changes within {AGREEMENT_POINTS:g} points {within}"
+
+
+def waits_table(d, by_point):
+    """Where the warps waited at the highest sharing level: resident CTAs/SM
+    (the most, and the average over the run), the lock waits, how long one
+    lasted, how many warps of an SM waited on average, and the phase the most
+    wait cycles began in (kernels with phases)."""
+    top = d["levels"][-1]
+    out = [f"\n**Where warps waited at {percent(top)}** (the same runs): CTAs/SM at 0 % and at {percent(top)} "
+           "(most / average over the run), lock waits on the whole GPU, mean cycles per wait, warps waiting "
+           "per SM on average (wait warp-cycles / (cycles x SMs)), and the phase whose instructions began the "
+           "most wait cycles (its share)\n",
+           "| kernel | change ours / paper | CTAs/SM 0 % | CTAs/SM (avg) | lock waits | cycles per wait | "
+           "warps waiting per SM | phase |",
+           "|---|---|---|---|---|---|---|---|"]
+    for k in SET1 + SET2:
+        b = d["ipc_by_level"][k]
+        i = len(d["levels"]) - 1
+        ours, paper = by_point[(k, top)]
+        waits, cycles = b["lock_waits"][i], b["lock_wait_cycles"][i]
+        per_wait = f"{cycles / waits:,.0f}" if waits else "–"
+        waiting = cycles / (b["cycles"][i] * b["num_sms"][i])
+        phases = b["phase_lock_wait_cycles"][i] or {}
+        where = "–"
+        if phases and cycles:
+            name = max(phases, key=lambda n: phases[n])
+            where = f"{name} ({100 * phases[name] / cycles:.0f} %)"
+        out.append(f"| {k} | {ours:+.1f} / {paper:+.1f} | {b['resident_ctas'][0]} | "
+                   f"{b['resident_ctas'][i]} ({b['avg_resident_ctas'][i]:.2f}) | {waits:,} | {per_wait} | "
+                   f"{waiting:.1f} | {where} |")
+    return "\n".join(out)
 
 
 def tables(d, variants):

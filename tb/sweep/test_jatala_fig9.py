@@ -51,6 +51,12 @@ def rows(data=DATA):
                         "scheduler": "lrr", "grid": grid + 4, "thread_ipc": by_level["thread_ipc"][i],
                         "ipc": by_level["thread_ipc"][i] / 32, "cycles": by_level["cycles"][i],
                         "resident_ctas_per_sm": by_level["resident_ctas"][i],
+                        "avg_resident_ctas_per_sm": by_level["avg_resident_ctas"][i],
+                        "config.params.gpu.num_sms": by_level["num_sms"][i],
+                        "mechanism_stats.lock_waits": by_level["lock_waits"][i],
+                        "mechanism_stats.lock_wait_cycles": by_level["lock_wait_cycles"][i],
+                        **{f"mechanism_stats.phase_lock_wait_cycles.{name}": n
+                           for name, n in by_level["phase_lock_wait_cycles"][i].items()},
                         "occupancy.resident_ctas_per_sm": 1})
     return out
 
@@ -138,6 +144,22 @@ class IpcByLevel(unittest.TestCase):
                       "+10.0 / +2.9 ≠ |", generated)
         self.assertIn("| lavamd | 100.0 / 452.29 | +0.0 / +0.0 | +0.0 / +0.0 | +0.0 / +0.0 | +2.9 / +0.0 | "
                       "+0.0 / +28.0 ≠ |", generated)
+
+
+class WaitsTable(unittest.TestCase):
+    def test_a_row_says_how_many_waited_how_long_and_where(self):
+        data = copy.deepcopy(DATA)
+        b = data["ipc_by_level"]["sgemm"]
+        b["resident_ctas"][5], b["avg_resident_ctas"][5], b["num_sms"][5] = 8, 7.5, 14
+        b["cycles"][5], b["lock_waits"][5], b["lock_wait_cycles"][5] = 1000, 50, 28000
+        b["phase_lock_wait_cycles"][5] = {"setup": 7000, "tile": 21000}
+        b["resident_ctas"][0] = 5
+        read, _ = jatala_fig9.reproduction_data(results(rows(data)), SPEC)
+        generated, _ = jatala_fig9.ipc_tables(read)
+        ours, paper = {(k, lvl): (o, p) for k, lvl, o, p in jatala_fig9.ipc_changes(read)}[("sgemm", "0.9")]
+        # 28000 / 50 = 560 cycles per wait; 28000 / (1000 x 14) = 2.0 warps waiting per SM.
+        self.assertIn(f"| sgemm | {ours:+.1f} / {paper:+.1f} | 5 | 8 (7.50) | 50 | 560 | 2.0 | tile (75 %) |",
+                      generated)
 
 
 if __name__ == "__main__":
