@@ -276,8 +276,8 @@ def _(ctx):
               *names_in("kernels"))
 
 
-def kernel_variant(ctx, name, edit):
-    y = load_kernel("hotspot")
+def kernel_variant(ctx, name, edit, base="hotspot"):
+    y = load_kernel(base)
     edit(y)
     return ctx.write(name, yaml.safe_dump(y, sort_keys=False))
 
@@ -291,7 +291,8 @@ def _(ctx):
 
 @case("bad_kernel_mix_sum")
 def _(ctx):
-    f = kernel_variant(ctx, "k-mix.yaml", lambda y: y["mix"].update({"int_alu": 0.5}))  # sums to 1.2
+    # A flat profile (hotspot has phases, whose mixes are checked as phases[i].mix).
+    f = kernel_variant(ctx, "k-mix.yaml", lambda y: y["mix"].update({"int_alu": 0.55}), base="synthetic")  # sums to 1.2
     bad_input(ctx, ("occupancy", "--config", "fermi-gtx480", "--kernel", f), 1, str(f), "'mix'", "sum to 1.2",
               "must be 1")
 
@@ -817,8 +818,11 @@ for _k, _g, _ipc in paper_ipc_entries():
 
 def expected_warp_instructions(kernel, ctas=None, threads=None):
     k = load_kernel(kernel)
-    # profile_kernel.cpp: every warp emits exactly instructions_per_warp (barriers included).
-    return (ctas or k["grid_ctas"]) * warps_per_cta(threads or k["threads_per_cta"]) * k["instructions_per_warp"]
+    # profile_kernel.cpp: every warp emits exactly instructions_per_warp (barriers included); with phases
+    # the loader derives it as the sum of (instructions + 1 if barrier_after) x repeat.
+    per_warp = k["instructions_per_warp"] if "phases" not in k else sum(
+        (ph["instructions"] + (1 if ph.get("barrier_after") else 0)) * ph.get("repeat", 1) for ph in k["phases"])
+    return (ctas or k["grid_ctas"]) * warps_per_cta(threads or k["threads_per_cta"]) * per_warp
 
 
 @case("report_fields")
