@@ -110,6 +110,7 @@ def reproduction_data(results, spec):
             i = next(i for i, lvl in enumerate(levels) if same(lvl, r["sharing"]))
             for key, col in BY_LEVEL_COLUMNS.items():
                 by_level[k][key][i] = r[col]
+            by_level[k]["num_sms"][i] = int(r["config.params.gpu.num_sms"])  # the config's params are text
             stats = subtree(r, "mechanism_stats")
             by_level[k]["lock_waits"][i] = stats.get("lock_waits", 0)
             by_level[k]["lock_wait_cycles"][i] = stats.get("lock_wait_cycles", 0)
