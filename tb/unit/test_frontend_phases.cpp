@@ -4,10 +4,7 @@
 // regions, determinism, and the --regs-per-thread scaling of the ranges.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,19 +12,12 @@
 #include "hw/common/error.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
+#include "tb/common/profile_test_support.hpp"
 
 namespace smshare {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::vector<WarpInstruction> stream(KernelSource& k, uint32_t cta, uint32_t warp) {
-  std::vector<WarpInstruction> out;
-  auto w = k.warp_program(cta, warp);
-  WarpInstruction in;
-  while (w->next(in)) out.push_back(in);
-  return out;
-}
+using tb::drain;
 
 // setup (R0-R5, no scratchpad) -> load (R0-R9, fills the lower half of the
 // scratchpad, then a barrier) -> compute x 3 (R6-R15, reads the upper half, a
@@ -76,12 +66,12 @@ TEST(FrontendPhases, TotalsAreTheSumOverThePhases) {
   EXPECT_NEAR(p.mix_of(MixClass::SharedStore), 0.5 * 40 / 220, 1e-12);
   auto k = make_profile_kernel(p, {}, {});
   EXPECT_EQ(*k->total_warp_instructions(), 8u * 4 * 224);
-  for (uint32_t w = 0; w < 4; ++w) EXPECT_EQ(stream(*k, 1, w).size(), 224u);
+  for (uint32_t w = 0; w < 4; ++w) EXPECT_EQ(drain(*k, 1, w).size(), 224u);
 }
 
 TEST(FrontendPhases, PhasesRunInOrderWithTheirBarriersAndRepeats) {
   auto k = make_profile_kernel(phased_profile(), {}, {});
-  const auto s = stream(*k, 2, 1);
+  const auto s = drain(*k, 2, 1);
   // PC slots: setup [0, 20) + its unused barrier slot, load [21, 61) + 61,
   // compute [62, 112) + 112, store [113, 123).
   std::vector<size_t> barriers;
@@ -110,7 +100,7 @@ TEST(FrontendPhases, PhasesRunInOrderWithTheirBarriersAndRepeats) {
 
 TEST(FrontendPhases, RegistersStayInTheirPhasesRangesInFirstUseNumbering) {
   auto k = make_profile_kernel(phased_profile(), {}, {});
-  const auto s = stream(*k, 0, 0);
+  const auto s = drain(*k, 0, 0);
   // Numbered by first use (first_use_order ascending), each phase's range
   // is kept: setup touches R0-R5 only, compute never touches R0-R5.
   auto regs_in = [&](size_t from, size_t to) {
@@ -134,7 +124,7 @@ TEST(FrontendPhases, RegistersStayInTheirPhasesRangesInFirstUseNumbering) {
 TEST(FrontendPhases, ScratchpadRegionsAndFillOrder) {
   auto k = make_profile_kernel(phased_profile(), {}, {});
   for (uint32_t w = 0; w < 4; ++w) {
-    const auto s = stream(*k, 0, w);
+    const auto s = drain(*k, 0, w);
     // The load phase stores into the lower half (words [0, 512)), starting at
     // the warp's own row: warp w's first store covers words 32w .. 32w + 31.
     bool first = true;
@@ -170,7 +160,7 @@ TEST(FrontendPhases, DeterministicAndReordered) {
   const KernelProfile p = phased_profile();
   auto a = make_profile_kernel(p, {}, {});
   auto b = make_profile_kernel(p, {}, {});
-  const auto sa = stream(*a, 3, 2), sb = stream(*b, 3, 2);
+  const auto sa = drain(*a, 3, 2), sb = drain(*b, 3, 2);
   ASSERT_EQ(sa.size(), sb.size());
   for (size_t i = 0; i < sa.size(); ++i) {
     EXPECT_EQ(sa[i].op, sb[i].op);
@@ -184,7 +174,7 @@ TEST(FrontendPhases, ARegisterOverrideScalesTheRanges) {
   ResourceOverrides twice;
   twice.regs_per_thread = 32;
   auto k = make_profile_kernel(phased_profile(), twice, {});
-  const auto s = stream(*k, 0, 0);
+  const auto s = drain(*k, 0, 0);
   std::set<uint16_t> setup, all;
   for (size_t i = 0; i < s.size(); ++i)
     for (unsigned d = 0; d < s[i].num_dst; ++d) {
@@ -197,15 +187,8 @@ TEST(FrontendPhases, ARegisterOverrideScalesTheRanges) {
 
 // ---- the loader --------------------------------------------------------------
 
-class FrontendPhaseFiles : public ::testing::Test {
+class FrontendPhaseFiles : public tb::ProfileFileTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("smshare_phases_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   static std::string good() {
     return "name: t\n"
            "bound: compute\n"
@@ -220,27 +203,6 @@ class FrontendPhaseFiles : public ::testing::Test {
            "     mix: {int_alu: 0.5, shared_store: 0.5}, shared: {range: [0, 0.5]}, barrier_after: true}\n"
            "  - {name: compute, instructions: 40, repeat: 4, registers: {range: [4, 15], hot_count: 3}}\n";
   }
-  std::string error_of(const std::string& text) {
-    const std::string path = (dir_ / "k.yaml").string();
-    std::ofstream(path) << text;
-    try {
-      load_kernel_profile(path);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "";
-  }
-  KernelProfile load(const std::string& text) {
-    const std::string path = (dir_ / "k.yaml").string();
-    std::ofstream(path) << text;
-    return load_kernel_profile(path);
-  }
-  static std::string replace(std::string s, const std::string& from, const std::string& to) {
-    const auto at = s.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return s.replace(at, from.size(), to);
-  }
-  fs::path dir_;
 };
 
 TEST_F(FrontendPhaseFiles, AGoodFileLoadsWithItsDefaultsAndTotals) {

@@ -4,14 +4,12 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
-#include <unistd.h>
 
 #include "hw/common/error.hpp"
+#include "tb/common/profile_test_support.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
@@ -19,7 +17,6 @@
 namespace smshare {
 namespace {
 
-namespace fs = std::filesystem;
 
 // The two GPUs the papers print occupancies for (Jatala Table I; EXPARS
 // Table 2), with GPGPU-Sim's Fermi allocation granularities. Kept here, not
@@ -149,15 +146,8 @@ TEST(FrontendProfiles, ZoruaProfilesCarryTheirRanges) {
 
 // ---- bad input -------------------------------------------------------------
 
-class FrontendBadProfile : public ::testing::Test {
+class FrontendBadProfile : public tb::ProfileFileTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("smshare_profile_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   static std::string good() {
     return "name: t\n"
            "bound: compute\n"
@@ -170,27 +160,6 @@ class FrontendBadProfile : public ::testing::Test {
            "registers: {hot_count: 4, first_use_order: shuffled}\n"
            "paper: {source: test}\n";
   }
-  std::string write(const std::string& text) {
-    const std::string path = (dir_ / "k.yaml").string();
-    std::ofstream(path) << text;
-    return path;
-  }
-  // Loads `text` and returns the error message ("" when it loads).
-  std::string error_of(const std::string& text) {
-    const std::string path = write(text);
-    try {
-      load_kernel_profile(path);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "";
-  }
-  static std::string replace(std::string s, const std::string& from, const std::string& to) {
-    const auto at = s.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return s.replace(at, from.size(), to);
-  }
-  fs::path dir_;
 };
 
 #define EXPECT_NAMES(msg, file_part, key)                       \

@@ -12,17 +12,12 @@
 #include "hw/frontend/kernel_body.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
+#include "tb/common/profile_test_support.hpp"
 
 namespace smshare {
 namespace {
 
-std::vector<WarpInstruction> stream(KernelSource& k, uint32_t cta, uint32_t warp) {
-  std::vector<WarpInstruction> out;
-  auto w = k.warp_program(cta, warp);
-  WarpInstruction in;
-  while (w->next(in)) out.push_back(in);
-  return out;
-}
+std::vector<WarpInstruction> stream(KernelSource& k, uint32_t cta, uint32_t warp) { return tb::drain(k, cta, warp); }
 
 bool same(const WarpInstruction& a, const WarpInstruction& b) {
   if (a.op != b.op || a.num_dst != b.num_dst || a.num_src != b.num_src || a.pc != b.pc ||
