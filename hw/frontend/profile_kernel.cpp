@@ -96,11 +96,6 @@ class ProfileWarpProgram final : public WarpProgram {
     const BodyInstruction& in = body_[index_];
     out.pc = uint64_t{phase_->pc_slot + index_} * kPcStep;
     out.phase = static_cast<uint16_t>(phase_index_);
-    if (++index_ == phase_->size) {
-      index_ = 0;
-      if (phase_->barrier_after) barrier_due_ = true;
-      else end_execution();
-    }
     out.op = in.op;
     out.num_dst = in.num_dst;
     out.num_src = in.num_src;
@@ -120,6 +115,12 @@ class ProfileWarpProgram final : public WarpProgram {
         break;
       default:
         out.access_bytes = 0;
+    }
+    // Only now may the walk move on: the addresses above are this phase's.
+    if (++index_ == phase_->size) {
+      index_ = 0;
+      if (phase_->barrier_after) barrier_due_ = true;
+      else end_execution();
     }
     return true;
   }

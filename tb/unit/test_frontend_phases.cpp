@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hw/common/error.hpp"
+#include "hw/common/gpu_config.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
 #include "tb/common/profile_test_support.hpp"
@@ -85,6 +86,9 @@ TEST(FrontendPhases, PhasesRunInOrderWithTheirBarriersAndRepeats) {
   for (size_t rep = 0; rep < 3; ++rep)  // the compute code runs three times, at the same PCs
     for (size_t j = 0; j < 50; ++j) EXPECT_EQ(s[61 + rep * 51 + j].pc, (62 + j) * 8);
   for (size_t i = 214; i < 224; ++i) EXPECT_EQ(s[i].pc, (113 + i - 214) * 8);
+  // Every instruction, its phase's barrier included, carries its phase.
+  for (size_t i = 0; i < s.size(); ++i)
+    EXPECT_EQ(s[i].phase, i < 20 ? 0 : i <= 60 ? 1 : i <= 213 ? 2 : 3) << i;
   // Each phase's mix is exact per execution.
   auto count = [&](size_t from, size_t to, OpClass op) {
     size_t n = 0;
@@ -154,6 +158,34 @@ TEST(FrontendPhases, ScratchpadRegionsAndFillOrder) {
     }
     EXPECT_EQ(reads, 45u);
   }
+}
+
+// Every scratchpad access of every shipped phased profile lies in its own
+// phase's region, the last instruction of a phase included (it must not
+// take the next phase's region).
+TEST(FrontendPhases, ShippedProfilesStayInTheirPhasesRegions) {
+  unsigned phased = 0;
+  for (const auto& name : list_config_names("kernels")) {
+    const KernelProfile p = load_kernel_profile(name);
+    if (p.phases.empty()) continue;
+    ++phased;
+    const uint32_t words = p.resources.smem_bytes_per_cta / 4;
+    auto k = make_profile_kernel(p, {}, {});
+    const uint32_t warps = p.resources.warps_per_cta();
+    for (uint32_t w : {0u, warps - 1}) {
+      size_t outside = 0;
+      for (const WarpInstruction& in : drain(*k, 0, w)) {
+        if (!is_shared_memory(in.op)) continue;
+        const ProfilePhase& ph = p.phases.at(in.phase);
+        const uint64_t lo = uint64_t{phase_smem_first_word(ph, words)} * 4;
+        const uint64_t hi = lo + uint64_t{phase_smem_words(ph, words)} * 4;
+        for (unsigned l = 0; l < kWarpLanes; ++l)
+          if ((in.active_mask >> l & 1u) && (in.addr[l] < lo || in.addr[l] >= hi)) ++outside;
+      }
+      EXPECT_EQ(outside, 0u) << name << " warp " << w;
+    }
+  }
+  EXPECT_GE(phased, 15u) << "the 15 Jatala profiles are phased";
 }
 
 TEST(FrontendPhases, DeterministicAndReordered) {
