@@ -27,20 +27,35 @@ std::string or_list(const std::vector<std::string>& names) {
 
 Occupancy ConfiguredMechanism::occupancy(const SmSpec& sm, const KernelResources& kernel,
                                          const std::string& origin) const {
-  require_simulated("occupancy");
+  require_occupancy("occupancy");
   return descriptor_->occupancy(sm, kernel, origin, *settings_);
 }
 
-void ConfiguredMechanism::describe_occupancy(nlohmann::json& occupancy) const {
-  if (descriptor_->describe_occupancy) descriptor_->describe_occupancy(*settings_, occupancy);
+void ConfiguredMechanism::describe_occupancy(const SmSpec& sm, const KernelResources& kernel,
+                                             const std::string& origin, nlohmann::json& occupancy) const {
+  if (descriptor_->describe_occupancy) descriptor_->describe_occupancy(*settings_, sm, kernel, origin, occupancy);
 }
 
+namespace {
+
+// Why `command` refuses `d`: what it is registered for instead, and what the command accepts.
+InputError refused(const MechanismDescriptor& d, const std::string& command, const std::vector<std::string>& accepted) {
+  std::string uses = d.has_occupancy() ? "smshare occupancy, smshare area" : "smshare area";
+  if (d.storage_formula) uses += ", smshare hw-cost";
+  const std::string what = d.has_occupancy() ? "its occupancy and hardware cost" : "its hardware cost only";
+  return InputError(command + " --mechanism: '" + d.name + "' is registered for " + what + " (" + uses +
+                    "; the energy model); it is not simulated yet. Mechanisms " + command +
+                    " accepts: " + join(accepted));
+}
+
+}  // namespace
+
 void ConfiguredMechanism::require_simulated(const std::string& command) const {
-  if (descriptor_->simulated()) return;
-  const std::string uses = descriptor_->storage_formula ? "smshare area, smshare hw-cost" : "smshare area";
-  throw InputError(command + " --mechanism: '" + name() + "' is registered for its hardware cost only (" + uses +
-                   "; the energy model); it is not simulated yet. Mechanisms " + command +
-                   " accepts: " + join(simulated_names_));
+  if (!descriptor_->simulated()) throw refused(*descriptor_, command, simulated_names_);
+}
+
+void ConfiguredMechanism::require_occupancy(const std::string& command) const {
+  if (!descriptor_->has_occupancy()) throw refused(*descriptor_, command, occupancy_names_);
 }
 
 std::shared_ptr<KernelSharedState> ConfiguredMechanism::make_kernel_shared_state() const {
@@ -107,6 +122,13 @@ std::vector<std::string> MechanismRegistry::simulated_names() const {
   return v;
 }
 
+std::vector<std::string> MechanismRegistry::occupancy_names() const {
+  std::vector<std::string> v;
+  for (const auto& e : entries_)
+    if (e->has_occupancy()) v.push_back(e->name);
+  return v;
+}
+
 std::vector<std::string> MechanismRegistry::names_with_storage_formula() const {
   std::vector<std::string> v;
   for (const auto& e : entries_)
@@ -162,6 +184,7 @@ ConfiguredMechanism MechanismRegistry::configure(const MechanismChoice& choice) 
   ConfiguredMechanism c;
   c.descriptor_ = &d;
   c.simulated_names_ = simulated_names();
+  c.occupancy_names_ = occupancy_names();
   bool sharing_applied = false;
   if (!d.declare_settings) {
     if (!given.empty())
@@ -211,12 +234,14 @@ std::string MechanismRegistry::describe() const {
   std::ostringstream os;
   os << pad("name", name_width) << "  " << pad("run", 9) << "  description; then its --set keys, defaults\n";
   for (const auto& e : entries_) {
-    os << pad(e->name, name_width) << "  " << pad(e->simulated() ? "simulated" : "cost only", 9) << "  "
+    const char* run = e->simulated() ? "simulated" : e->has_occupancy() ? "occupancy" : "cost only";
+    os << pad(e->name, name_width) << "  " << pad(run, 9) << "  "
        << e->description << "\n";
     for (const Key& k : keys(*e)) os << "  " << pad(k.name + " = " + k.value, key_width) << "  " << k.doc << "\n";
   }
-  os << "simulated: smshare run and occupancy accept it; cost only: registered for smshare area (and hw-cost "
-        "where it declares a storage formula), not simulated yet\n";
+  os << "simulated: smshare run and occupancy accept it; occupancy: smshare occupancy computes its admission, "
+        "run does not simulate it yet; cost only: registered for smshare area (and hw-cost where it declares a "
+        "storage formula), not simulated yet\n";
   return os.str();
 }
 

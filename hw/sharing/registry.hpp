@@ -63,15 +63,18 @@ struct MechanismDescriptor {
   std::function<Occupancy(const SmSpec&, const KernelResources&, const std::string& origin,
                           const MechanismSettings&)>
       occupancy;
-  // Fields the mechanism adds to the occupancy report (e.g. the sharing
-  // fraction). May be empty.
-  std::function<void(const MechanismSettings&, nlohmann::json& occupancy)> describe_occupancy;
+  // Fields the mechanism adds to the occupancy report of `kernel` (e.g. the
+  // sharing fraction, EXPARS's CTA_RF and CTA_Mix). May be empty.
+  std::function<void(const MechanismSettings&, const SmSpec&, const KernelResources& kernel,
+                     const std::string& origin, nlohmann::json& occupancy)>
+      describe_occupancy;
 
   // The per-SM factory: the four policies and hooks for SM `sm_id` running
   // `kernel`; `shared` is the kernel's GPU-wide state (null when
   // make_kernel_shared_state is empty, or in tests: then each SM has its
-  // own). Empty: registered for area, energy and hw-cost only; `run` and
-  // `occupancy` refuse it.
+  // own). Empty: not simulated, `run` refuses it; registered for its
+  // occupancy (when `occupancy` is set: `smshare occupancy` accepts it),
+  // area, energy and hw-cost.
   std::function<Mechanism(const SmSpec&, const KernelResources&, const std::string& origin, const MechanismSettings&,
                           uint32_t sm_id, std::shared_ptr<KernelSharedState> shared)>
       make;
@@ -95,6 +98,7 @@ struct MechanismDescriptor {
   std::function<StorageFormula(const GpuSpec&)> storage_formula;
 
   bool simulated() const { return static_cast<bool>(make); }
+  bool has_occupancy() const { return static_cast<bool>(occupancy); }
 };
 
 // The mechanism of a run that names none.
@@ -120,11 +124,13 @@ class ConfiguredMechanism {
   const std::vector<std::pair<std::string, std::string>>& effective() const { return effective_; }
 
   Occupancy occupancy(const SmSpec& sm, const KernelResources& kernel, const std::string& origin) const;
-  // Adds the mechanism's fields to an occupancy report.
-  void describe_occupancy(nlohmann::json& occupancy) const;
-  // InputError unless the mechanism is simulated: `command` (run,
-  // occupancy) names what refused it.
+  // Adds the mechanism's fields for `kernel` to its occupancy report.
+  void describe_occupancy(const SmSpec& sm, const KernelResources& kernel, const std::string& origin,
+                          nlohmann::json& occupancy) const;
+  // InputError unless the mechanism is simulated (`run`) or has an occupancy
+  // calculator (`occupancy`): `command` names what refused it.
   void require_simulated(const std::string& command) const;
+  void require_occupancy(const std::string& command) const;
   std::shared_ptr<KernelSharedState> make_kernel_shared_state() const;
   Mechanism make(const SmSpec& sm, const KernelResources& kernel, const std::string& origin, uint32_t sm_id = 0,
                  std::shared_ptr<KernelSharedState> shared = nullptr) const;
@@ -139,6 +145,7 @@ class ConfiguredMechanism {
   std::shared_ptr<const MechanismSettings> settings_;
   std::vector<std::pair<std::string, std::string>> effective_;
   std::vector<std::string> simulated_names_;  // for require_simulated's error
+  std::vector<std::string> occupancy_names_;  // for require_occupancy's error
 };
 
 class MechanismRegistry {
@@ -155,6 +162,8 @@ class MechanismRegistry {
   // Registered names, in registration order.
   std::vector<std::string> names() const;
   std::vector<std::string> simulated_names() const;
+  // Names of the mechanisms with an occupancy calculator (every simulated one, and some not yet simulated).
+  std::vector<std::string> occupancy_names() const;
   // Names of the mechanisms whose hw-cost formula is declared.
   std::vector<std::string> names_with_storage_formula() const;
   // Is `assignment` ("key=value") a setting of a registered family?
@@ -167,7 +176,8 @@ class MechanismRegistry {
   ConfiguredMechanism configure(const MechanismChoice& choice) const;
 
   // `smshare list mechanisms`: per mechanism, its name, description, whether
-  // `run` simulates it, and its keys with their defaults.
+  // `run` simulates it (or only `occupancy` computes it), and its keys with
+  // their defaults.
   std::string describe() const;
 
  private:

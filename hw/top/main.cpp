@@ -611,6 +611,12 @@ int occupancy(const Invocation& in) {
                 occ["config"].get<std::string>().c_str(), occ["mechanism"].get<std::string>().c_str(),
                 occ["resident_ctas_per_sm"].get<unsigned>(), occ["resident_warps_per_sm"].get<unsigned>(),
                 occ["limited_by"].get<std::string>().c_str());
+    // What the mechanism added (Jatala's sharing fraction, EXPARS's CTA_RF, CTA_Mix, Start_Reg, ...).
+    static const char* const kCommon[] = {"config", "kernel", "mechanism", "resident_ctas_per_sm",
+                                          "resident_warps_per_sm", "limited_by", "limits"};
+    for (const auto& [key, value] : occ.items())
+      if (std::find(std::begin(kCommon), std::end(kCommon), key) == std::end(kCommon))
+        std::printf("  %s: %s\n", key.c_str(), value.dump().c_str());
   }
   return 0;
 }

@@ -83,12 +83,13 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   return run;
 }
 
-// `command` (run, occupancy) needs a simulated mechanism: refused before any
-// workload is read.
+// `command` needs a simulated mechanism (run) or one with an occupancy
+// calculator (occupancy): refused before any workload is read.
 PreparedRun prepare(const RunRequest& req, const std::string& command) {
   RunSettings fe;
   PreparedRun run = prepare_spec(req, fe);
-  run.configured->require_simulated(command);
+  if (command == "occupancy") run.configured->require_occupancy(command);
+  else run.configured->require_simulated(command);
 
   if (!req.trace.empty() && !req.kernel.empty())
     throw InputError("--kernel " + req.kernel + " and --trace " + req.trace + ": give one workload, not both");
@@ -137,7 +138,7 @@ nlohmann::json occupancy_report(const RunRequest& req) {
   for (const auto& k : run.kernels) {
     nlohmann::json j = occupancy_json(mechanism.occupancy(run.spec.sm, k->resources(), run.kernel_origin), run.spec,
                                       *k, req.mechanism);
-    mechanism.describe_occupancy(j);
+    mechanism.describe_occupancy(run.spec.sm, k->resources(), run.kernel_origin, j);
     all.push_back(j);
   }
   if (all.size() == 1) return all[0];

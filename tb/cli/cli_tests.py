@@ -742,6 +742,35 @@ def _(ctx):
     check((r["resident_ctas_per_sm"], r["limited_by"]) == (6, "threads") and r["limits"]["registers"] == 7, f"{r}")
 
 
+@case("occupancy_expars")
+def _(ctx):
+    # sgemm's shape (256 threads x 22 registers = 5632; b+tree's profile, no scratchpad) on an unrounded Fermi:
+    # 5 CTAs in the RF, the 6th mixed with registers 18..21 of each thread in
+    # the scratchpad; threads stop the 7th (tb/unit/test_expars_occupancy.cpp).
+    shape = ("occupancy", "--config", "fermi-gtx480", "--kernel", "btree", "--threads-per-cta", 256,
+             "--regs-per-thread", 22, "--smem-per-cta", 0,
+             "--set", "sm.reg_alloc_thread_granularity=1", "--set", "sm.reg_alloc_warp_granularity=1")
+    occ = shape + ("--mechanism", "expars")
+    res = ctx.run(*occ, "--json")
+    expect_rc(res, 0)
+    r = res.json()
+    got = {k: r.get(k) for k in ("resident_ctas_per_sm", "resident_warps_per_sm", "limited_by", "cta_rf", "cta_mix",
+                                 "start_reg")}
+    check(got == {"resident_ctas_per_sm": 6, "resident_warps_per_sm": 48, "limited_by": "threads", "cta_rf": 5,
+                  "cta_mix": 1, "start_reg": 18}, f"{got}")
+    text = ctx.run(*occ)
+    expect_rc(text, 0)
+    check("6 CTAs/SM" in text.out and "cta_mix: 1" in text.out and "start_reg: 18" in text.out, text.out)
+    # tau = 0: exactly the baseline.
+    base = ctx.run(*shape, "--json")
+    off = ctx.run(*occ, "--set", "expars.tau=0", "--json")
+    expect_rc(off, 0)
+    b, o = base.json(), off.json()
+    same = all(o[k] == b[k] for k in ("resident_ctas_per_sm", "limited_by", "limits"))
+    check(o["cta_mix"] == 0 and same, f"{o} vs {b}")
+    bad_input(ctx, occ + ("--set", "expars.tau=1"), 1, "expars.tau", "'1'", "[0, 1)")
+
+
 @case("occupancy_nothing_fits")
 def _(ctx):
     # 20000 B rounds up to 20096 (granularity 128) > 16384 B on jatala-fermi.
@@ -1373,14 +1402,18 @@ def _(ctx):
     res = ctx.run("list", "mechanisms")
     expect_rc(res, 0)
     rows = mechanism_rows(res.out)
-    cost_only = ("zorua", "expars", "occ", "bal", "bigsm", "bigsm_occ")
+    cost_only = ("zorua", "occ", "bal", "bigsm", "bigsm_occ")
     check(all(rows.get(m, "").startswith("cost only") for m in cost_only), f"list mechanisms: {res.out}")
+    check(rows.get("expars", "").startswith("occupancy"), f"list mechanisms: {res.out}")
     # Registered for their hardware cost: area works, run and occupancy say why they refuse.
-    for m in cost_only:
+    for m in cost_only + ("expars",):
         expect_rc(ctx.run("area", "--config", "fermi-gtx480", "--mechanism", m, "--json"), 0)
     for command in ("run", "occupancy"):
-        bad_input(ctx, (command, "--config", "fermi-gtx480", "--kernel", "hotspot", "--mechanism", "expars"), 1,
-                  "'expars'", "not simulated yet", "smshare area", "baseline, regshare, spmshare")
+        bad_input(ctx, (command, "--config", "fermi-gtx480", "--kernel", "hotspot", "--mechanism", "zorua"), 1,
+                  "'zorua'", "not simulated yet", "smshare area", "baseline, regshare, spmshare")
+    # EXPARS has an occupancy calculator but no simulation yet: run refuses it.
+    bad_input(ctx, ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--mechanism", "expars"), 1,
+              "'expars'", "not simulated yet", "smshare occupancy", "baseline, regshare, spmshare")
     bad_input(ctx, ("hw-cost", "--config", "fermi-gtx480", "--mechanism", "zorua"), 1, "'zorua'",
               "regshare, spmshare")
     # A family's settings belong to its mechanisms; unknown keys name the nearest.

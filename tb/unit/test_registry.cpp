@@ -141,6 +141,28 @@ TEST(MechanismRegistry, CostOnlyMechanismIsRefusedByRunListingTheSimulatedOnes) 
   EXPECT_NO_THROW(r.configure({"alpha", {}, ""}).require_simulated("run"));
 }
 
+// An occupancy calculator without a factory (EXPARS today): occupancy
+// accepts it, run refuses it naming what it is registered for.
+TEST(MechanismRegistry, OccupancyOnlyMechanismIsAcceptedByOccupancyNotByRun) {
+  MechanismRegistry r;
+  r.add(toy("alpha"));
+  r.add(toy("beta", false));
+  MechanismDescriptor gamma = toy("gamma", false);
+  gamma.occupancy = [](const SmSpec& sm, const KernelResources& k, const std::string& origin,
+                       const MechanismSettings&) { return baseline_occupancy(sm, k, origin); };
+  r.add(gamma);
+  EXPECT_EQ(r.occupancy_names(), (std::vector<std::string>{"alpha", "gamma"}));
+  const ConfiguredMechanism g = r.configure({"gamma", {}, ""});
+  EXPECT_NO_THROW(g.require_occupancy("occupancy"));
+  const std::string run = input_error_of([&] { g.require_simulated("run"); });
+  EXPECT_TRUE(has(run, "registered for its occupancy and hardware cost (smshare occupancy")) << run;
+  EXPECT_TRUE(has(run, "accepts: alpha")) << run;
+  const std::string occ = input_error_of([&] { r.configure({"beta", {}, ""}).require_occupancy("occupancy"); });
+  EXPECT_TRUE(has(occ, "occupancy --mechanism: 'beta' is registered for its hardware cost only")) << occ;
+  EXPECT_TRUE(has(occ, "accepts: alpha, gamma")) << occ;
+  EXPECT_TRUE(has(r.describe(), "gamma  occupancy")) << r.describe();
+}
+
 TEST(MechanismRegistry, DescribeListsEveryMechanismWithItsKeysAndDefaults) {
   MechanismRegistry r;
   r.add(plain("base"));

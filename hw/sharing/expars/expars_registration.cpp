@@ -1,10 +1,29 @@
 // EXPARS (Yu et al. 2018) in the mechanism registry. Not simulated yet:
-// registered for its hardware cost (Sec. 3.3.7), which `smshare area` and
-// the energy model read.
+// registered for its admission (Sec. 3.3.1, `smshare occupancy`, with the
+// `expars.tau` setting) and its hardware cost (Sec. 3.3.7), which `smshare
+// area` and the energy model read.
+#include "hw/sharing/expars/expars_occupancy.hpp"
 #include "hw/sharing/registry.hpp"
 
 namespace smshare::expars {
 namespace {
+
+struct Settings final : MechanismSettings {
+  uint32_t tau_percent = kPaperTauPercent;
+};
+
+std::shared_ptr<MechanismSettings> declare_settings(ParamTable& table) {
+  auto s = std::make_shared<Settings>();
+  Settings* m = s.get();
+  table.add_custom(
+      "expars.tau", kTauFractions,
+      [m](const std::string& text) -> std::string {
+        return parse_tau(text, m->tau_percent) ? "" : "value '" + text + "' is not " + kTauFractions;
+      },
+      [m] { return std::to_string(m->tau_percent) + "%"; },
+      "Sec. 3.3.1: the largest share of a mixed CTA's registers placed in the scratchpad (paper: 0.8)");
+  return s;
+}
 
 // Sec. 3.3.7: 2 KB operand cache in 4 banks, 4-way sets; LTLWS keeps a 4 B
 // instruction counter per warp.
@@ -45,6 +64,21 @@ void register_mechanisms(MechanismRegistry& registry) {
   d.family = "expars";
   d.description = "EXPARS (Yu et al. 2018): the register file expanded into the scratchpad, with an operand "
                   "cache, a register allocation table and a register prefetcher";
+  d.declare_settings = declare_settings;
+  d.occupancy = [](const SmSpec& sm, const KernelResources& k, const std::string& origin,
+                   const MechanismSettings& s) {
+    return admission(sm, k, origin, settings_as<Settings>(s).tau_percent).occupancy;
+  };
+  d.describe_occupancy = [](const MechanismSettings& s, const SmSpec& sm, const KernelResources& k,
+                            const std::string& origin, nlohmann::json& occ) {
+    const Admission a = admission(sm, k, origin, settings_as<Settings>(s).tau_percent);
+    occ["tau_percent"] = settings_as<Settings>(s).tau_percent;
+    occ["cta_rf"] = a.cta_rf;
+    occ["cta_mix"] = a.cta_mix;
+    occ["start_reg"] = a.start_reg;
+    occ["spill_regs_per_mixed_cta"] = a.spill_regs_per_cta;
+    occ["spill_bytes_per_mixed_cta"] = a.spill_bytes_per_cta;
+  };
   d.hardware = hardware;
   registry.add(std::move(d));
 }

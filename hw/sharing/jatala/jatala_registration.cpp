@@ -101,7 +101,8 @@ MechanismDescriptor descriptor(Resource r, std::string description) {
                     const MechanismSettings& s) {
     return sharing_occupancy(r, sm, k, origin, settings_as<Settings>(s).sharing_percent);
   };
-  d.describe_occupancy = [](const MechanismSettings& s, nlohmann::json& occ) {
+  d.describe_occupancy = [](const MechanismSettings& s, const SmSpec&, const KernelResources&, const std::string&,
+                            nlohmann::json& occ) {
     occ["sharing_percent"] = settings_as<Settings>(s).sharing_percent;
   };
   d.make = [r](const SmSpec& sm, const KernelResources& k, const std::string& origin, const MechanismSettings& s,
