@@ -296,8 +296,11 @@ std::vector<uint16_t> first_use_order(const KernelBody& body) {
   return order;
 }
 
-void reorder_registers_by_first_use(KernelBody& body, uint32_t regs) {
-  std::vector<uint16_t> order = first_use_order(body);
+namespace {
+
+// Renumbers so that order[k] becomes Rk; registers not in `order` (never
+// touched) keep their relative order above them.
+void renumber_registers(KernelBody& body, const std::vector<uint16_t>& order, uint32_t regs) {
   std::vector<uint16_t> map(regs, kNoReg);
   uint16_t next = 0;
   for (uint16_t r : order) map[r] = next++;
@@ -307,6 +310,29 @@ void reorder_registers_by_first_use(KernelBody& body, uint32_t regs) {
     for (unsigned d = 0; d < in.num_dst; ++d) in.dst[d] = map[in.dst[d]];
     for (unsigned s = 0; s < in.num_src; ++s) in.src[s] = map[in.src[s]];
   }
+}
+
+}  // namespace
+
+void reorder_registers_by_first_use(KernelBody& body, uint32_t regs) {
+  renumber_registers(body, first_use_order(body), regs);
+}
+
+std::vector<uint16_t> reference_weight_order(const KernelBody& body) {
+  std::vector<uint32_t> weight(kMaxArchRegs, 0);
+  for (const auto& in : body) {
+    for (unsigned s = 0; s < in.num_src; ++s)
+      if (in.src[s] != kNoReg) ++weight[in.src[s]];
+    for (unsigned d = 0; d < in.num_dst; ++d)
+      if (in.dst[d] != kNoReg) ++weight[in.dst[d]];
+  }
+  std::vector<uint16_t> order = first_use_order(body);  // stable sort: ties stay in first-use order
+  std::stable_sort(order.begin(), order.end(), [&](uint16_t a, uint16_t b) { return weight[a] > weight[b]; });
+  return order;
+}
+
+void reorder_registers_by_weight(KernelBody& body, uint32_t regs) {
+  renumber_registers(body, reference_weight_order(body), regs);
 }
 
 }  // namespace smshare

@@ -63,6 +63,18 @@ std::vector<uint16_t> first_use_order(const KernelBody& body);
 // per kernel, so it costs nothing per instruction.
 void reorder_registers_by_first_use(KernelBody& body, uint32_t regs_per_thread);
 
+// Registers by reference weight, heaviest first: static reads plus writes in
+// the body (each operand counts), ties in first-use order; registers never
+// touched are not listed.
+std::vector<uint16_t> reference_weight_order(const KernelBody& body);
+
+// EXPARS Sec. 3.2 / 3.3.3: the compiler sorts register declarations by
+// reference weight, descending, so that the registers placed in the
+// scratchpad (index >= Start_Reg) are the least referenced. Renumbers so that
+// the k-th heaviest register becomes Rk; untouched registers keep the highest
+// numbers. Only the numbering changes: same operations, same dependences.
+void reorder_registers_by_weight(KernelBody& body, uint32_t regs_per_thread);
+
 // Operand counts per class: destinations, and sources (`wide` for three-input
 // forms such as FFMA / IMAD).
 unsigned dst_count(OpClass op);

@@ -272,7 +272,10 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
 
   KernelCode code = build_kernel_code(profile, s.res.regs_per_thread);
   s.body = std::move(code.body);
+  if (options.reorder_registers && options.reorder_registers_by_weight)
+    throw std::logic_error("make_profile_kernel: two register renumberings requested; the run set-up refuses that");
   if (options.reorder_registers) reorder_registers_by_first_use(s.body, s.res.regs_per_thread);
+  if (options.reorder_registers_by_weight) reorder_registers_by_weight(s.body, s.res.regs_per_thread);
   const uint32_t smem_words = s.res.smem_bytes_per_cta / 4;
   uint32_t pc_slot = 0;
   for (size_t i = 0; i < code.phases.size(); ++i) {

@@ -17,6 +17,10 @@ struct FrontendOptions {
   // Jatala Sec. IV-B: renumber registers by first use so that the registers
   // a warp touches first are the low (unshared) ones.
   bool reorder_registers = false;
+  // EXPARS Sec. 3.2: renumber registers by reference weight so that the least
+  // referenced ones get the high indices EXPARS places in the scratchpad.
+  // At most one of the two renumberings.
+  bool reorder_registers_by_weight = false;
 };
 
 // Global memory layout of profiled kernels: everything lies below

@@ -43,6 +43,7 @@ namespace {
 // keys; a mechanism family's keys (--set <family>.*) go to the mechanism.
 struct RunSettings {
   bool reorder_registers = false;
+  bool reorder_registers_by_weight = false;
   std::string unknown_opcode = "error";
   std::string power_node = "40nm";
 };
@@ -72,6 +73,9 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   ParamTable table;
   table.add_bool("frontend.reorder_registers", &settings.reorder_registers,
                  "number registers by first use (Jatala Sec. IV-B), profiles only");
+  table.add_bool("frontend.reorder_registers_by_weight", &settings.reorder_registers_by_weight,
+                 "number registers by static reference count, most referenced lowest (EXPARS Sec. 3.2), "
+                 "profiles only; not with frontend.reorder_registers");
   table.add_choice("frontend.unknown_opcode", &settings.unknown_opcode, {"error", "alu"},
                    "what a trace opcode missing from the opcode table becomes");
   table.add_choice("power.node", &settings.power_node, {"40nm", "32nm"},
@@ -91,12 +95,16 @@ PreparedRun prepare(const RunRequest& req, const std::string& command) {
   if (command == "occupancy") run.configured->require_occupancy(command);
   else run.configured->require_simulated(command);
 
+  if (fe.reorder_registers && fe.reorder_registers_by_weight)
+    throw InputError("--set frontend.reorder_registers=true and frontend.reorder_registers_by_weight=true: "
+                     "choose one register numbering (first use, or reference weight), not both");
   if (!req.trace.empty() && !req.kernel.empty())
     throw InputError("--kernel " + req.kernel + " and --trace " + req.trace + ": give one workload, not both");
   if (!req.trace.empty()) {
-    if (fe.reorder_registers)
-      throw InputError("--set frontend.reorder_registers=true: applies to kernel profiles, not to traces "
-                       "(a trace's registers are the compiler's)");
+    if (fe.reorder_registers || fe.reorder_registers_by_weight)
+      throw InputError(std::string("--set ") +
+                       (fe.reorder_registers ? "frontend.reorder_registers" : "frontend.reorder_registers_by_weight") +
+                       "=true: applies to kernel profiles, not to traces (a trace's registers are the compiler's)");
     TraceOptions options;
     options.unknown_opcode_as_alu = fe.unknown_opcode == "alu";
     run.kernels = load_trace_kernels(req.trace, req.resources, options);
@@ -117,6 +125,7 @@ PreparedRun prepare(const RunRequest& req, const std::string& command) {
   run.kernel_origin = profile.file;
   FrontendOptions options;
   options.reorder_registers = fe.reorder_registers;
+  options.reorder_registers_by_weight = fe.reorder_registers_by_weight;
   run.kernels.push_back(make_profile_kernel(profile, req.resources, options));
   return run;
 }

@@ -1432,6 +1432,19 @@ def _(ctx):
     bad_input(ctx, occ + ("--set", "jatala.sharing=0.95"), 1, "jatala.sharing", "'0.95'", "[0, 0.9]")
 
 
+@case("register_numbering_keys")
+def _(ctx):
+    """frontend.reorder_registers_by_weight: profiles only, and not with the first-use numbering."""
+    run = ("run", "--kernel", "btree", "--ctas", "2", "--json")
+    res = ctx.run(*run, "--set", "frontend.reorder_registers_by_weight=true")
+    expect_rc(res, 0)
+    check(res.json()["config"]["params"]["frontend.reorder_registers_by_weight"] == "true",
+          f"params: {res.json()['config']['params']}")
+    bad_input(ctx, run + ("--set", "frontend.reorder_registers=true",
+                          "--set", "frontend.reorder_registers_by_weight=true"), 1,
+              "frontend.reorder_registers=true", "frontend.reorder_registers_by_weight=true", "not both")
+
+
 @case("jatala_run_report")
 def _(ctx):
     args = ("run", "--config", "jatala-fermi", "--kernel", "hotspot", "--mechanism", "regshare", "--sharing", "0.9",

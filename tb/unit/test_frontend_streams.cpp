@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "hw/frontend/kernel_body.hpp"
@@ -292,6 +293,97 @@ TEST(FrontendStreams, ReorderRegistersMakesFirstUseMonotonic) {
   EXPECT_EQ(expl[1], 5);
   EXPECT_EQ(expl[2], 17);
   EXPECT_EQ(expl[3], 0);
+}
+
+BodyInstruction body_op(OpClass op, std::vector<uint16_t> dst, std::vector<uint16_t> src) {
+  BodyInstruction in;
+  in.op = op;
+  in.num_dst = static_cast<uint8_t>(dst.size());
+  in.num_src = static_cast<uint8_t>(src.size());
+  std::copy(dst.begin(), dst.end(), in.dst.begin());
+  std::copy(src.begin(), src.end(), in.src.begin());
+  return in;
+}
+
+// EXPARS Sec. 3.2: counts decide, ties go by first use, untouched registers
+// stay on top.
+TEST(FrontendStreams, ReferenceWeightOrderCountsReadsAndWritesTiesByFirstUse) {
+  // R5: 1 read + 1 write (2); R2: 3 reads + 1 write (4); R7: 2 (first used
+  // after R5, so after it); R0: 1.
+  const KernelBody body = {
+      body_op(OpClass::IntAlu, {5}, {2}),     // first use: R2, R5
+      body_op(OpClass::FpAlu, {7}, {2, 5}),   // R7
+      body_op(OpClass::IntAlu, {2}, {7, 2}),
+      body_op(OpClass::IntAlu, {0}, {}),
+  };
+  EXPECT_EQ(first_use_order(body), (std::vector<uint16_t>{2, 5, 7, 0}));
+  EXPECT_EQ(reference_weight_order(body), (std::vector<uint16_t>{2, 5, 7, 0}));  // 4, 2, 2 (tie by first use), 1
+  KernelBody heavy_last = body;
+  heavy_last.push_back(body_op(OpClass::IntAlu, {0}, {0, 0}));  // R0: 4 now, tied with R2, used later
+  heavy_last.push_back(body_op(OpClass::IntAlu, {7}, {0}));     // R0: 5, R7: 3
+  EXPECT_EQ(reference_weight_order(heavy_last), (std::vector<uint16_t>{0, 2, 7, 5}));
+
+  KernelBody renumbered = heavy_last;
+  reorder_registers_by_weight(renumbered, 8);
+  // R0 -> 0, R2 -> 1, R7 -> 2, R5 -> 3; untouched 1, 3, 4, 6 -> 4.. in order.
+  EXPECT_EQ(renumbered[0].dst[0], 3);
+  EXPECT_EQ(renumbered[0].src[0], 1);
+  EXPECT_EQ(renumbered[1].dst[0], 2);
+  EXPECT_EQ(reference_weight_order(renumbered), (std::vector<uint16_t>{0, 1, 2, 3}));
+}
+
+// On a generated kernel body: the pass is a permutation of register numbers,
+// weights become non-increasing in the index, ops and dependences unchanged.
+TEST(FrontendStreams, ReorderByWeightOnlyRenumbers) {
+  KernelProfile p = base_profile();
+  p.first_use = FirstUseOrder::Shuffled;
+  const uint32_t regs = p.resources.regs_per_thread;
+  const KernelBody before = build_kernel_code(p, regs).body;
+  KernelBody after = before;
+  reorder_registers_by_weight(after, regs);
+
+  auto weights = [&](const KernelBody& b) {
+    std::vector<uint32_t> w(regs, 0);
+    for (const auto& in : b) {
+      for (unsigned j = 0; j < in.num_src; ++j) ++w[in.src[j]];
+      for (unsigned j = 0; j < in.num_dst; ++j) ++w[in.dst[j]];
+    }
+    return w;
+  };
+  const auto wa = weights(after), wb = weights(before);
+  EXPECT_TRUE(std::is_sorted(wa.rbegin(), wa.rend())) << "most referenced registers get the lowest indices";
+  EXPECT_FALSE(std::is_sorted(wb.rbegin(), wb.rend())) << "the generated body was not already in weight order";
+
+  ASSERT_EQ(before.size(), after.size());
+  std::map<uint16_t, uint16_t> rename;
+  std::set<uint16_t> images;
+  auto same = [&](uint16_t from, uint16_t to) {
+    auto [it, fresh] = rename.emplace(from, to);
+    if (fresh) images.insert(to);
+    return it->second == to;
+  };
+  for (size_t i = 0; i < before.size(); ++i) {
+    ASSERT_EQ(before[i].op, after[i].op);
+    ASSERT_EQ(before[i].num_src, after[i].num_src);
+    ASSERT_EQ(before[i].num_dst, after[i].num_dst);
+    ASSERT_EQ(before[i].active_mask, after[i].active_mask);
+    for (unsigned j = 0; j < before[i].num_src; ++j) ASSERT_TRUE(same(before[i].src[j], after[i].src[j]));
+    for (unsigned j = 0; j < before[i].num_dst; ++j) ASSERT_TRUE(same(before[i].dst[j], after[i].dst[j]));
+  }
+  EXPECT_EQ(images.size(), rename.size()) << "one consistent renaming, injective: a permutation";
+  for (size_t i = 0; i < wb.size(); ++i)
+    if (rename.count(static_cast<uint16_t>(i))) {
+      EXPECT_EQ(wb[i], wa[rename[static_cast<uint16_t>(i)]]);
+    }
+
+  // Through make_profile_kernel, and not together with first-use renumbering.
+  FrontendOptions by_weight;
+  by_weight.reorder_registers_by_weight = true;
+  const auto s = stream(*make_profile_kernel(p, {}, by_weight), 0, 0);
+  ASSERT_FALSE(s.empty());
+  FrontendOptions both = by_weight;
+  both.reorder_registers = true;
+  EXPECT_THROW(make_profile_kernel(p, {}, both), std::logic_error);
 }
 
 TEST(FrontendStreams, PartialLastWarpAndDivergenceMasks) {
