@@ -182,6 +182,18 @@ void parse_ranges(const YAML::Node& n, const std::string& file, KernelProfile& p
   }
 }
 
+void check_mix_sum(const std::array<double, kNumMixClasses>& mix, const std::string& file, const std::string& key) {
+  double sum = 0;
+  for (double m : mix) sum += m;
+  if (std::fabs(sum - 1.0) > 1e-6) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", sum);
+    throw input_error(file, key, std::string("fractions sum to ") + buf +
+                                     "; int_alu + fp_alu + sfu + global_load + global_store + shared_load + "
+                                     "shared_store must be 1 (within 1e-6)");
+  }
+}
+
 // A list [a, b] of two numbers, parsed by `as`.
 template <class T, class As>
 std::pair<T, T> parse_pair(const YAML::Node& n, const std::string& file, const std::string& key, As as) {
@@ -293,11 +305,11 @@ KernelProfile load_kernel_profile(const std::string& name_or_path) {
     for (const char* required : {"instructions_per_warp", "mix"})
       if (!croot[required]) throw input_error(file, required, "is required (or give the kernel as phases)");
   } else {
-    for (const char* derived : {"instructions_per_warp", "barriers_per_instruction"})
+    for (const char* derived : {"instructions_per_warp", "barriers_per_instruction", "static_instructions"})
       if (croot[derived])
         throw input_error(file, derived,
                           "must not be given with phases (instructions_per_warp is the phases' sum; barriers are "
-                          "a phase's barrier_after)");
+                          "a phase's barrier_after; a phase's code is its `instructions` long)");
   }
 
   KernelProfile p;
@@ -349,6 +361,10 @@ KernelProfile load_kernel_profile(const std::string& name_or_path) {
   if (has_ipc) parse_ipc(ipc, file, p);
   if (has_ranges) parse_ranges(ranges, file, p);
   if (phased) {
+    // A top-level mix is the phases' default: it must be a mix itself, and
+    // be said to be wrong where it is written, before the phases' overall
+    // mix replaces it.
+    if (croot["mix"]) check_mix_sum(p.mix, file, "mix");
     parse_phases(phases, file, croot["mix"] ? true : false, p);
     summarize_phases(p);
   }
@@ -379,17 +395,6 @@ void summarize_phases(KernelProfile& p) {
 
 namespace {
 
-void check_mix_sum(const std::array<double, kNumMixClasses>& mix, const std::string& file, const std::string& key) {
-  double sum = 0;
-  for (double m : mix) sum += m;
-  if (std::fabs(sum - 1.0) > 1e-6) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.9g", sum);
-    throw input_error(file, key, std::string("fractions sum to ") + buf +
-                                     "; int_alu + fp_alu + sfu + global_load + global_store + shared_load + "
-                                     "shared_store must be 1 (within 1e-6)");
-  }
-}
 
 void validate_phases(const KernelProfile& p) {
   const std::string& f = p.file;
@@ -401,6 +406,9 @@ void validate_phases(const KernelProfile& p) {
     const ProfilePhase& ph = p.phases[i];
     const std::string at = "phases[" + std::to_string(i) + "]";
     if (ph.name.empty()) throw input_error(f, at + ".name", "is required (a non-empty name)");
+    if (ph.name.find('.') != std::string::npos)
+      throw input_error(f, at + ".name", "'" + ph.name + "' contains '.'; phase names are report keys "
+                                         "(mechanism_stats.phase_lock_waits.<name>): use letters, digits, '_' or '-'");
     if (!names.insert(ph.name).second) throw input_error(f, at + ".name", "'" + ph.name + "' names two phases");
     if (ph.instructions < 1 || ph.instructions > 65536)
       throw input_error(f, at + ".instructions", "must be in [1, 65536]");

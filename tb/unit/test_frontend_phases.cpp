@@ -269,6 +269,12 @@ TEST_F(FrontendPhaseFiles, EveryMistakeNamesTheFileAndTheKey) {
   expect(replace(good(), "shared_store: 0.5", "shared_store: 0.4"), "phases[0].mix", "sum to 0.9");
   expect(replace(good(), "mix: {int_alu: 0.5, fp_alu: 0.5}\n", ""), "phases[1].mix", "no top-level mix");
   expect(good().substr(0, good().find("phases:")) + "phases: []\n", "phases", "non-empty list");
+  expect(good() + "static_instructions: 512\n", "static_instructions", "must not be given with phases");
+  expect(replace(good(), "name: compute", "name: comp.ute"), "phases[1].name", "contains '.'");
+  // A top-level mix is checked where it is written, even when every phase has its own.
+  expect(replace(replace(good(), "mix: {int_alu: 0.5, fp_alu: 0.5}\n", "mix: {int_alu: 0.3}\n"),
+                 "repeat: 4,", "repeat: 4, mix: {fp_alu: 1},"),
+         "key 'mix'", "sum to 0.3");
 }
 
 }  // namespace
