@@ -235,7 +235,8 @@ void parse_phases(const YAML::Node& list, const std::string& file, bool has_top_
     ph.hot_fraction = p.hot_fraction;
     ph.shared_stride_words = p.shared_stride_words;
     ph.last_register = regs - 1;
-    bool hot_given = false;
+    // Without its own hot_count a phase takes the profile's, clamped to its range below.
+    const bool hot_given = cnode["registers"] && cnode["registers"].IsMap() && cnode["registers"]["hot_count"];
     // A default Node counts as present: absence is an empty optional.
     auto take_list = [&](const char* group, const char* key) {
       std::optional<YAML::Node> value;
@@ -257,17 +258,7 @@ void parse_phases(const YAML::Node& list, const std::string& file, bool has_top_
       t.add_double(at + ".mix." + mix_key(static_cast<MixClass>(c)), &ph.mix[c], 0, 1, "fraction of its instructions");
     t.add_double(at + ".dependence.mean_distance", &ph.mean_dependence_distance, 1, 64,
                  "mean instructions between a value's producer and its consumer");
-    t.add_custom(
-        at + ".registers.hot_count", "an integer in [1, 255]",
-        [&](const std::string& v) {
-          char* end = nullptr;
-          const unsigned long n = std::strtoul(v.c_str(), &end, 10);
-          if (v.empty() || *end != '\0' || n < 1 || n > 255) return std::string("not an integer in [1, 255]");
-          ph.hot_registers = static_cast<uint32_t>(n);
-          hot_given = true;
-          return std::string();
-        },
-        [&] { return std::to_string(ph.hot_registers); }, "registers in the phase's hot set");
+    t.add_uint(at + ".registers.hot_count", &ph.hot_registers, 1, 255, "registers in the phase's hot set");
     t.add_double(at + ".registers.hot_fraction", &ph.hot_fraction, 0, 1, "share of destinations in the hot set");
     t.add_uint(at + ".shared.stride_words", &ph.shared_stride_words, 1, 64, "lane-to-lane distance in 4-byte words");
     YAML::Node wrapped;
@@ -399,7 +390,6 @@ namespace {
 void validate_phases(const KernelProfile& p) {
   const std::string& f = p.file;
   const uint32_t regs = p.resources.regs_per_thread;
-  const uint32_t smem_words = p.resources.smem_bytes_per_cta / 4;
   std::vector<bool> covered(regs, false);
   std::set<std::string> names;
   for (size_t i = 0; i < p.phases.size(); ++i) {
@@ -426,10 +416,7 @@ void validate_phases(const KernelProfile& p) {
     for (uint32_t r = ph.first_register; r <= ph.last_register; ++r) covered[r] = true;
     if (!(ph.shared_from >= 0 && ph.shared_from < ph.shared_to && ph.shared_to <= 1))
       throw input_error(f, at + ".shared.range", "must be [from, to] with 0 <= from < to <= 1");
-    if (ph.uses_scratchpad() && phase_smem_words(ph, smem_words) == 0)
-      throw input_error(f, at + ".shared.range",
-                        "holds no 4-byte word of the CTA's " + std::to_string(p.resources.smem_bytes_per_cta) +
-                            " bytes of scratchpad, but the phase's mix has shared_load/shared_store");
+    check_phase_scratchpad(ph, i, p.resources.smem_bytes_per_cta, f);
   }
   for (uint32_t r = 0; r < regs; ++r)
     if (!covered[r])
@@ -439,6 +426,13 @@ void validate_phases(const KernelProfile& p) {
 }
 
 }  // namespace
+
+void check_phase_scratchpad(const ProfilePhase& ph, size_t index, uint32_t smem_bytes, const std::string& origin) {
+  if (ph.uses_scratchpad() && phase_smem_words(ph, smem_bytes / 4) == 0)
+    throw input_error(origin, "phases[" + std::to_string(index) + "].shared.range",
+                      "holds no 4-byte word of the CTA's " + std::to_string(smem_bytes) +
+                          " bytes of scratchpad, but the phase's mix has shared_load/shared_store");
+}
 
 uint32_t phase_smem_first_word(const ProfilePhase& ph, uint32_t smem_words) {
   return static_cast<uint32_t>(std::floor(ph.shared_from * smem_words));

@@ -166,6 +166,10 @@ void summarize_phases(KernelProfile& p);
 // and its usable words (whole rows of 32 when it holds at least 32, so unit
 // stride never conflicts; 0: no word).
 uint32_t phase_smem_first_word(const ProfilePhase& ph, uint32_t smem_words);
+// InputError (naming `origin` and phases[index].shared.range) when the phase
+// has scratchpad accesses but its region of `smem_bytes` holds no word: the
+// loader's check, and again with a --smem-per-cta override.
+void check_phase_scratchpad(const ProfilePhase& ph, size_t index, uint32_t smem_bytes, const std::string& origin);
 uint32_t phase_smem_words(const ProfilePhase& ph, uint32_t smem_words);
 
 }  // namespace smshare

@@ -293,10 +293,7 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
     w.smem_first = phase_smem_first_word(region, smem_words);
     w.smem_words = phase_smem_words(region, smem_words);
     w.smem_stride = w.smem_words ? region.shared_stride_words % w.smem_words : 0;
-    if (region.uses_scratchpad() && !profile.phases.empty() && w.smem_words == 0)
-      throw input_error(file + " (with overrides)", "phases[" + std::to_string(i) + "].shared.range",
-                        "holds no 4-byte word of the CTA's " + std::to_string(s.res.smem_bytes_per_cta) +
-                            " bytes of scratchpad, but the phase's mix has shared_load/shared_store");
+    if (!profile.phases.empty()) check_phase_scratchpad(region, i, s.res.smem_bytes_per_cta, file + " (with overrides)");
     s.phases.push_back(w);
   }
   for (const ProfilePhase& ph : profile.phases) s.res.phase_names.push_back(ph.name);
