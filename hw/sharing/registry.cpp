@@ -77,7 +77,7 @@ std::vector<std::unique_ptr<MechanismStructureModule>> ConfiguredMechanism::make
 }
 
 AddedHardware ConfiguredMechanism::hardware(const GpuSpec& spec) const {
-  return descriptor_->hardware ? descriptor_->hardware(spec) : AddedHardware{};
+  return descriptor_->hardware ? descriptor_->hardware(spec, *settings_) : AddedHardware{};
 }
 
 // --- MechanismRegistry

@@ -91,9 +91,10 @@ struct MechanismDescriptor {
                                                                           uint32_t sm_id)>
       make_modules;
 
-  // What it adds to the GPU's area and energy (storage sized from `spec`,
-  // paper costs, gated units, cross-SM wiring). Empty: nothing (baseline).
-  std::function<AddedHardware(const GpuSpec&)> hardware;
+  // What it adds to the GPU's area and energy (storage sized from `spec` and
+  // the settings, paper costs, gated units, cross-SM wiring). Empty: nothing
+  // (baseline).
+  std::function<AddedHardware(const GpuSpec&, const MechanismSettings&)> hardware;
   // Its storage formula for `smshare hw-cost`. Empty: hw-cost refuses it.
   std::function<StorageFormula(const GpuSpec&)> storage_formula;
 

@@ -19,6 +19,8 @@
 
 namespace smshare {
 
+class BankArbitrator;
+
 // What a mechanism may know about a warp when routing or gating it.
 struct WarpContext {
   uint32_t slot = 0;         // warp slot on the SM
@@ -110,6 +112,20 @@ class MechanismHooks {
   virtual uint64_t priority_epoch() const { return 0; }
   // Activity of the structures the mechanism adds (keys: CACTI cfg names).
   virtual void collect(ActivityCounters&) const {}
+  // The SM's bank arbitrator, at each kernel launch before any CTA starts,
+  // for a mechanism that moves registers through the SM's banks itself
+  // (EXPARS's register prefetcher reads and writes scratchpad banks). It
+  // outlives the mechanism instance.
+  virtual void bind(BankArbitrator&) {}
+  // The instruction stream of the warp `w` launches with, as its instruction
+  // decoder reads it: a mechanism may read it through (EXPARS's decoder sees
+  // each bundle's PREF there). The default reads `program` as it is.
+  virtual std::unique_ptr<WarpProgram> decode(const WarpContext& /*w*/, std::unique_ptr<WarpProgram> program) {
+    return program;
+  }
+  // An instruction of warp `w` that entered a pipeline (any but a barrier or
+  // an exit) has left it: its register reads and writes are all done.
+  virtual void instruction_completed(const WarpContext&) {}
   // Named counters for the report's "mechanism_stats" section (summed over
   // SMs). A waveform shows the mechanism through its structure modules
   // (mechanism_module.hpp), not through the hooks.

@@ -176,6 +176,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   kernel_ = &kernel;
   mechanism_ = std::move(mechanism);
   arbitrator_.set_banks(BankGroup::OperandCache, mechanism_.operand_cache_banks);
+  mechanism_.hooks->bind(arbitrator_);
   // Each kernel starts with a cold L1 (GPGPU-Sim flushes it at kernel
   // launch); the L2 keeps its contents across kernels.
   l1d_.flush();
@@ -220,7 +221,7 @@ bool SmCore::launch_one_cta() {
     }
     warp.at_barrier = false;
     warp.ctx = {slot, cta_slot, w, next_age_++};
-    warp.program = kernel_->warp_program(cta.cta_id, w);
+    warp.program = mechanism_.hooks->decode(warp.ctx, kernel_->warp_program(cta.cta_id, w));
     warp.ib_head = warp.ib_count = 0;
     warp.ib_visible = 0;
     warp.pending_writes.reset();
@@ -298,6 +299,9 @@ uint64_t SmCore::tick(uint64_t cycle) {
   decode();
   issue();
   fetch();
+  // Issue and fetch may have given the mechanism work that waits on time
+  // (EXPARS: a warp queued for its registers): ask again when it is due.
+  if (!inert_gate_) hook_wake_ = mechanism_.hooks->next_wake();
 
   if (had_warps) {
     accumulate_residency(1);
@@ -362,6 +366,7 @@ void SmCore::writeback() {
       --probes_.pending_loads;
     }
     --warp.in_flight;
+    mechanism_.hooks->instruction_completed(warp.ctx);
     progress_ = true;
     refresh(c.warp);
     maybe_retire(c.warp);

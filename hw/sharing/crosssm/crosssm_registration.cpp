@@ -33,7 +33,7 @@ MechanismDescriptor descriptor(const char* name, bool merged_simd, const char* d
   d.name = name;
   d.family = "crosssm";
   d.description = description;
-  d.hardware = [merged_simd](const GpuSpec& spec) { return hardware(spec, merged_simd); };
+  d.hardware = [merged_simd](const GpuSpec& spec, const MechanismSettings&) { return hardware(spec, merged_simd); };
   return d;
 }
 

@@ -113,7 +113,7 @@ MechanismDescriptor descriptor(Resource r, std::string description) {
   d.make_modules = [r](const SmSpec& sm, const MechanismSettings& s, uint32_t sm_id) {
     return make_modules(r, sm, settings_as<Settings>(s), sm_id);
   };
-  d.hardware = [r](const GpuSpec& spec) { return hardware(r, spec); };
+  d.hardware = [r](const GpuSpec& spec, const MechanismSettings&) { return hardware(r, spec); };
   d.storage_formula = [r](const GpuSpec&) { return storage_formula(r); };
   return d;
 }

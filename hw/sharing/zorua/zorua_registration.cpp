@@ -45,7 +45,7 @@ void register_mechanisms(MechanismRegistry& registry) {
   d.family = "zorua";
   d.description = "Zorua (Vijaykumar et al. 2016): registers, scratchpad and warp slots virtualized through "
                   "mapping tables and a coordinator, with swap space in global memory";
-  d.hardware = hardware;
+  d.hardware = [](const GpuSpec& spec, const MechanismSettings&) { return hardware(spec); };
   registry.add(std::move(d));
 }
 
