@@ -98,6 +98,12 @@ struct MechanismDescriptor {
   // Its storage formula for `smshare hw-cost`. Empty: hw-cost refuses it.
   std::function<StorageFormula(const GpuSpec&)> storage_formula;
 
+  // The compiler pass the mechanism's paper assumes: kernel profiles number
+  // their registers by reference weight (EXPARS Sec. 3.2, most referenced
+  // lowest) unless the run chooses a numbering itself
+  // (--set frontend.reorder_registers*).
+  bool numbers_registers_by_weight = false;
+
   bool simulated() const { return static_cast<bool>(make); }
   bool has_occupancy() const { return static_cast<bool>(occupancy); }
 };

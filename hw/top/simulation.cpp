@@ -46,6 +46,7 @@ struct RunSettings {
   bool reorder_registers_by_weight = false;
   std::string unknown_opcode = "error";
   std::string power_node = "40nm";
+  bool numbering_given = false;  // the run set frontend.reorder_registers or ..._by_weight
 };
 
 bool is_run_setting(const std::string& assignment) {
@@ -81,6 +82,9 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   table.add_choice("power.node", &settings.power_node, {"40nm", "32nm"},
                    "technology node of the CACTI results that price energy and area");
   table.apply_overrides(run_overrides);
+  settings.numbering_given = std::any_of(run_overrides.begin(), run_overrides.end(), [](const std::string& o) {
+    return o.rfind("frontend.reorder_registers=", 0) == 0 || o.rfind("frontend.reorder_registers_by_weight=", 0) == 0;
+  });
   run.configured = registry.configure(run.mechanism);
   for (auto& kv : table.effective()) run.effective.push_back(kv);
   run.power_node = settings.power_node;
@@ -125,7 +129,8 @@ PreparedRun prepare(const RunRequest& req, const std::string& command) {
   run.kernel_origin = profile.file;
   FrontendOptions options;
   options.reorder_registers = fe.reorder_registers;
-  options.reorder_registers_by_weight = fe.reorder_registers_by_weight;
+  options.reorder_registers_by_weight =
+      fe.reorder_registers_by_weight || (!fe.numbering_given && run.configured->descriptor().numbers_registers_by_weight);
   run.kernels.push_back(make_profile_kernel(profile, req.resources, options));
   return run;
 }

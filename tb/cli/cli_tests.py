@@ -771,6 +771,52 @@ def _(ctx):
     bad_input(ctx, occ + ("--set", "expars.tau=1"), 1, "expars.tau", "'1'", "[0, 1)")
 
 
+# The report fields that are the pipeline's own: with no mixed CTA, EXPARS
+# must give each of them exactly as the baseline does.
+PIPELINE_FIELDS = ("cycles", "warp_instructions", "thread_instructions", "issue_cycles", "stall_cycles",
+                   "idle_cycles", "stall_reasons", "op_mix", "resident_ctas_per_sm", "avg_resident_warps_per_sm",
+                   "rf_utilization", "spm_utilization", "per_sm")
+
+
+@case("expars_run")
+def _(ctx):
+    # b+tree (508 threads x 24 registers) on two Fermi SMs: the baseline
+    # holds 2 CTAs, EXPARS 3 (the third mixed, registers 16..23 in the
+    # scratchpad; tb/unit/test_expars_occupancy.cpp).
+    shape = ("run", "--config", "fermi-gtx480", "--kernel", "btree", "--ctas", 12, "--set", "gpu.num_sms=2", "--json")
+    base = ctx.run(*shape)
+    expars = ctx.run(*shape, "--mechanism", "expars")
+    expect_rc(base, 0)
+    expect_rc(expars, 0)
+    b, e = base.json(), expars.json()
+    check(e["completed"] and e["resident_ctas_per_sm"] == 3 and b["resident_ctas_per_sm"] == 2,
+          f"residency {e['resident_ctas_per_sm']} vs {b['resident_ctas_per_sm']}")
+    # PREFs are not warp instructions: both run the same work.
+    check(e["warp_instructions"] == b["warp_instructions"], f"{e['warp_instructions']} vs {b['warp_instructions']}")
+    m = e["mechanism_stats"]
+    check(m["pref_instructions"] > 0 and m["bundles_prefetched"] > 0, f"{m}")
+    # Every register a bundle brings is a fill, a line allocated for a value
+    # written first, or a hit; every write-back is of an evicted line.
+    check(m["operand_cache_fills"] + m["operand_cache_allocations_without_fill"] > 0 and
+          m["operand_cache_writebacks"] <= m["operand_cache_evictions"], f"{m}")
+    check(m["scratchpad_register_bytes"] == 128 * (m["operand_cache_fills"] + m["operand_cache_writebacks"]), f"{m}")
+    check(e["activity"]["operand_cache_bank"]["reads"] > 0, f"{e['activity']}")
+    # tau = 0: no CTA is mixed, and EXPARS is the baseline cycle for cycle,
+    # with EXPARS's register numbering on both sides or off on both.
+    for numbering in ("true", "false"):
+        ref = ctx.run(*shape, "--set", f"frontend.reorder_registers_by_weight={numbering}")
+        off = ctx.run(*shape, "--mechanism", "expars", "--set", "expars.tau=0",
+                      "--set", f"frontend.reorder_registers_by_weight={numbering}")
+        expect_rc(off, 0)
+        r, o = ref.json(), off.json()
+        diff = [k for k in PIPELINE_FIELDS if r[k] != o[k]]
+        check(not diff, f"numbering {numbering}: tau = 0 differs from the baseline in {diff}")
+        check(o["mechanism_stats"]["bundles_prefetched"] == 0, f"{o['mechanism_stats']}")
+    # The operand cache must hold one instruction's registers in whole lines per bank.
+    bad_input(ctx, shape + ("--mechanism", "expars", "--set", "expars.operand_cache_bytes=1000"), 1,
+              "expars.operand_cache_bytes=1000", "sm.register_banks = 16", "2048")
+
+
 @case("occupancy_nothing_fits")
 def _(ctx):
     # 20000 B rounds up to 20096 (granularity 128) > 16384 B on jatala-fermi.
@@ -1404,16 +1450,13 @@ def _(ctx):
     rows = mechanism_rows(res.out)
     cost_only = ("zorua", "occ", "bal", "bigsm", "bigsm_occ")
     check(all(rows.get(m, "").startswith("cost only") for m in cost_only), f"list mechanisms: {res.out}")
-    check(rows.get("expars", "").startswith("occupancy"), f"list mechanisms: {res.out}")
+    check(rows.get("expars", "").startswith("simulated"), f"list mechanisms: {res.out}")
     # Registered for their hardware cost: area works, run and occupancy say why they refuse.
     for m in cost_only + ("expars",):
         expect_rc(ctx.run("area", "--config", "fermi-gtx480", "--mechanism", m, "--json"), 0)
     for command in ("run", "occupancy"):
         bad_input(ctx, (command, "--config", "fermi-gtx480", "--kernel", "hotspot", "--mechanism", "zorua"), 1,
-                  "'zorua'", "not simulated yet", "smshare area", "baseline, regshare, spmshare")
-    # EXPARS has an occupancy calculator but no simulation yet: run refuses it.
-    bad_input(ctx, ("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--mechanism", "expars"), 1,
-              "'expars'", "not simulated yet", "smshare occupancy", "baseline, regshare, spmshare")
+                  "'zorua'", "not simulated yet", "smshare area", "baseline, regshare, spmshare, expars")
     bad_input(ctx, ("hw-cost", "--config", "fermi-gtx480", "--mechanism", "zorua"), 1, "'zorua'",
               "regshare, spmshare")
     # A family's settings belong to its mechanisms; unknown keys name the nearest.

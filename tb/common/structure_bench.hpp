@@ -66,6 +66,15 @@ class StructureBench : public sc_core::sc_module {
 };
 
 // The counter `name` of `dut` (fails the test if the module has none).
+// The value probe `name` of `dut` holds now (0, failing the test, if it has
+// no such probe): for a second module a bench's drive updates itself.
+inline int64_t probe_now(const StructureModule& dut, const std::string& name) {
+  for (const StructureModule::Probe& p : dut.probes())
+    if (p.name == name) return std::visit([](auto* v) { return static_cast<int64_t>(*v); }, p.value);
+  ADD_FAILURE() << dut.name() << " has no probe '" << name << "'";
+  return 0;
+}
+
 inline uint64_t counter(const StructureModule& dut, const std::string& name) {
   for (const auto& [n, v] : dut.counters())
     if (n == name) return v;

@@ -100,9 +100,9 @@ class RegisterPrefetcherModule final : public ExparsModule {
     probe("schedulable_warps", schedulable_);
     probe("head_warp", head_);
   }
-  void update_probes(uint64_t) override {
+  void update_probes(uint64_t cycle) override {
     prefetching_ = state_ ? state_->prefetching_warps() : 0;
-    schedulable_ = state_ ? state_->schedulable_warps() : 0;
+    schedulable_ = state_ ? state_->schedulable_warps(cycle) : 0;
     head_ = state_ ? state_->head_warp() : -1;
   }
 

@@ -73,6 +73,7 @@ void register_mechanisms(MechanismRegistry& registry) {
   d.description = "EXPARS (Yu et al. 2018): the register file expanded into the scratchpad, with an operand "
                   "cache, a register allocation table and a register prefetcher";
   d.declare_settings = declare_settings;
+  d.numbers_registers_by_weight = true;
   d.occupancy = [](const SmSpec& sm, const KernelResources& k, const std::string& origin,
                    const MechanismSettings& s) {
     return admission(sm, k, origin, settings_as<Settings>(s).tau_percent).occupancy;

@@ -300,9 +300,9 @@ void ExparsSm::take_scratchpad(bool is_write, uint64_t cycle) {
   for (uint32_t b = 0; b < banks; ++b) arbitrator_->request(BankGroup::Scratchpad, static_cast<uint16_t>(b), is_write, cycle);
 }
 
-uint32_t ExparsSm::schedulable_warps() const {
+uint32_t ExparsSm::schedulable_warps(uint64_t cycle) const {
   uint32_t n = 0;
-  for (const WarpState& w : warps_) n += w.valid && w.phase == Phase::Ready && w.remaining > 0;
+  for (const WarpState& w : warps_) n += w.valid && w.phase == Phase::Ready && w.remaining > 0 && cycle >= w.ready_at;
   return n;
 }
 

@@ -100,8 +100,9 @@ class ExparsSm final : public BundleSink {
   const RegisterAllocationTable& rat() const { return rat_; }
   const OperandCache& operand_cache() const { return cache_; }
   uint32_t prefetching_warps() const { return static_cast<uint32_t>(queue_.size()); }
-  // Warps whose current bundle may issue (registers in the RF or the cache).
-  uint32_t schedulable_warps() const;
+  // Warps whose current bundle may issue in `cycle` (registers in the RF or
+  // the cache).
+  uint32_t schedulable_warps(uint64_t cycle) const;
   int32_t head_warp() const { return queue_.empty() ? -1 : static_cast<int32_t>(queue_.front()); }
   uint32_t mixed_ctas_resident() const { return mixed_resident_; }
   uint64_t pref_instructions() const { return prefs_; }
