@@ -795,6 +795,8 @@ def _(ctx):
     check(e["warp_instructions"] == b["warp_instructions"], f"{e['warp_instructions']} vs {b['warp_instructions']}")
     m = e["mechanism_stats"]
     check(m["pref_instructions"] > 0 and m["bundles_prefetched"] > 0, f"{m}")
+    # No operand ever found its register missing from the cache: the gate held every bundle until it was there.
+    check(m["operand_cache_misses"] == 0, f"{m}")
     # Every register a bundle brings is a fill, a line allocated for a value
     # written first, or a hit; every write-back is of an evicted line.
     check(m["operand_cache_fills"] + m["operand_cache_allocations_without_fill"] > 0 and

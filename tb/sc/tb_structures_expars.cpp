@@ -149,6 +149,7 @@ TEST(ExparsModules, AGpuRunsExparsAndTheModulesCountWhatTheReportCounts) {
   EXPECT_EQ(sum("register_prefetcher", "pref_instructions"), stats["pref_instructions"].get<uint64_t>());
   EXPECT_EQ(sum("register_prefetcher", "bundles_prefetched"), stats["bundles_prefetched"].get<uint64_t>());
   EXPECT_GT(stats["operand_cache_fills"].get<uint64_t>(), 0u);
+  EXPECT_EQ(stats["operand_cache_misses"].get<uint64_t>(), 0u);  // no bundle issued before its registers
   EXPECT_EQ(sum("operand_cache", "fills"), stats["operand_cache_fills"].get<uint64_t>());
   EXPECT_EQ(sum("operand_cache", "evictions"), stats["operand_cache_evictions"].get<uint64_t>());
   EXPECT_EQ(sum("operand_cache", "writebacks"), stats["operand_cache_writebacks"].get<uint64_t>());

@@ -224,6 +224,9 @@ TEST(ExparsSm, ABundleWaitsForItsRegistersOnePerCycle) {
   EXPECT_EQ(f.e->pref_instructions(), 1u);
   EXPECT_EQ(f.e->prefetching_warps(), 1u);
   EXPECT_FALSE(f.e->may_issue(w, 100));
+  // An access out of turn (the gate never lets one through) waits.
+  EXPECT_TRUE(f.e->route(w, 16, false).retry);
+  EXPECT_EQ(f.e->misses(), 1u);
   for (uint64_t c = 100; c <= 102; ++c) {
     f.e->step(c);
     EXPECT_EQ(f.e->fills(), c - 99) << "one warp register per cycle";

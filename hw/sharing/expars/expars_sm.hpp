@@ -111,6 +111,9 @@ class ExparsSm final : public BundleSink {
   uint64_t sbr_writes() const { return sbr_writes_; }
   uint64_t fills() const { return fills_; }
   uint64_t hits() const { return hits_; }
+  // Accesses to a scratchpad register not in the cache (the route said wait):
+  // 0 unless the gate let a bundle issue too early.
+  uint64_t misses() const { return misses_; }
   uint64_t evictions() const { return evictions_; }
   uint64_t writebacks() const { return writebacks_; }
   uint64_t space_wait_cycles() const { return space_waits_; }
@@ -182,7 +185,8 @@ class ExparsSm final : public BundleSink {
   uint32_t resident_rf_ = 0, mixed_resident_ = 0;
   uint32_t regs_allocated_ = 0, smem_allocated_ = 0;
   uint64_t prefs_ = 0, bitvector_reads_ = 0, prefetches_ = 0, hits_ = 0, fills_ = 0, allocations_without_fill_ = 0,
-           evictions_ = 0, writebacks_ = 0, space_waits_ = 0, bank_waits_ = 0, sbr_writes_ = 0;
+           evictions_ = 0, writebacks_ = 0, space_waits_ = 0, bank_waits_ = 0, sbr_writes_ = 0,
+           misses_ = 0;
 };
 
 // The instance behind an EXPARS mechanism, for its structure modules (null
