@@ -190,6 +190,14 @@ void issue(SchedulerPolicy& p, uint32_t slot, int count) {
   for (int i = 0; i < count; ++i) p.issued(slot);
 }
 
+// The warp in `slot` retires: the SM tells the policy, and the slot is empty
+// from the next order() on.
+void finish(SchedulerPolicy& p, std::vector<WarpView>& w, uint32_t slot) {
+  p.warp_finished(slot);
+  for (WarpView& v : w)
+    if (v.slot == slot) v.valid = false;
+}
+
 TEST(SchedulerLtlws, BeforeTheFirstFinishEveryWarpNotWaitingIsScheduled) {
   for (const char* name : {"ltlws-lrr", "ltlws-gto"}) {
     SCOPED_TRACE(name);
@@ -229,8 +237,7 @@ TEST(SchedulerLtlws, FirstFinishedWarpSetsTheActiveSetByEq14) {
   issue(*p, 1, 10);
   issue(*p, 2, 5);
   issue(*p, 3, 5);
-  p->warp_finished(0);
-  w[0].valid = false;
+  finish(*p, w, 0);
   EXPECT_EQ(order_of(*p, w), (Order{1, 2, 3}));
   for (uint32_t slot : {0u, 4u, 5u}) {
     w[slot].valid = true;
@@ -241,8 +248,7 @@ TEST(SchedulerLtlws, FirstFinishedWarpSetsTheActiveSetByEq14) {
   // The oldest arrival takes 1's place, first as the rotation is past 3.
   EXPECT_EQ(order_of(*p, w), (Order{0, 2, 3}));
   // Later finishes do not resize it.
-  p->warp_finished(2);
-  w[2].valid = false;
+  finish(*p, w, 2);
   EXPECT_EQ(order_of(*p, w), (Order{0, 4, 3}));
   w[1].waiting = false;
   EXPECT_EQ(order_of(*p, w).size(), 3u);
@@ -260,8 +266,7 @@ TEST(SchedulerLtlws, ShrinkingKeepsTheWarpsTheInnerOrderRanksFirst) {
     issue(*p, 0, 12);
     for (int round = 0; round < 4; ++round)
       for (uint32_t slot : {1u, 2u, 3u, 4u}) p->issued(slot);
-    p->warp_finished(0);
-    w[0].valid = false;
+    finish(*p, w, 0);
     // LRR: one past warp 4, wrapping: 1, 2. GTO: greedy 4, then the oldest, 1.
     EXPECT_EQ(order_of(*p, w), gto ? (Order{4, 1}) : (Order{1, 2}));
     // A kept warp waits: the first warp shrinking set aside takes its place.
@@ -277,11 +282,9 @@ TEST(SchedulerLtlws, AWarpThatIssuedNothingDoesNotSizeTheSet) {
   issue(*p, 1, 4);
   issue(*p, 2, 2);
   issue(*p, 3, 2);
-  p->warp_finished(0);  // Inst_Max would be 0
-  w[0].valid = false;
+  finish(*p, w, 0);  // Inst_Max would be 0
   EXPECT_EQ(order_of(*p, w).size(), 3u);
-  p->warp_finished(1);  // W_opt = 8 / 4 = 2
-  w[1].valid = false;
+  finish(*p, w, 1);  // W_opt = 8 / 4 = 2
   EXPECT_EQ(order_of(*p, w).size(), 2u);
   w[0].valid = true;
   w[0].age = 9;
@@ -294,8 +297,7 @@ TEST(SchedulerLtlws, EachKernelIsMeasuredAfresh) {
   order_of(*p, w);
   issue(*p, 0, 4);
   issue(*p, 1, 1);
-  p->warp_finished(0);  // W_opt = 5 / 4 = 1
-  w[0].valid = false;
+  finish(*p, w, 0);  // W_opt = 5 / 4 = 1
   EXPECT_EQ(order_of(*p, w).size(), 1u);
   // The kernel drains; the next one's warps are all scheduled until one finishes.
   for (auto& v : w) v.valid = false;
@@ -306,8 +308,7 @@ TEST(SchedulerLtlws, EachKernelIsMeasuredAfresh) {
   EXPECT_EQ(order_of(*p, w), (Order{0, 1, 2, 3}));
   issue(*p, 2, 3);
   issue(*p, 3, 3);
-  p->warp_finished(2);  // W_opt = 6 / 3 = 2: the first kernel's counts are gone
-  w[2].valid = false;
+  finish(*p, w, 2);  // W_opt = 6 / 3 = 2: the first kernel's counts are gone
   EXPECT_EQ(order_of(*p, w).size(), 2u);
 }
 
