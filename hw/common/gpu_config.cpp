@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace smshare {
 
 const std::vector<std::string>& scheduler_policy_names() {
-  static const std::vector<std::string> names = {"lrr", "gto", "two-level", "owf"};
+  static const std::vector<std::string> names = {"lrr", "gto", "two-level", "owf", "ltlws-lrr", "ltlws-gto"};
   return names;
 }
 
@@ -59,9 +59,11 @@ void declare_params(ParamTable& t, GpuSpec& s) {
              "scratchpad bytes per CTA are rounded up to a multiple of this");
   t.add_uint("sm.num_schedulers", &m.num_schedulers, 1, 8, "warp schedulers per SM");
   t.add_choice("sm.scheduler", &m.scheduler, scheduler_policy_names(),
-               "warp scheduling policy (owf: Jatala's owner warp first; with baseline, oldest first)");
+               "warp scheduling policy (owf: Jatala's owner warp first; with baseline, oldest first; "
+               "ltlws-lrr/ltlws-gto: EXPARS's lazy two-level, active set per scheduler sized by Eq. 14 "
+               "when its first warp finishes)");
   t.add_uint("sm.two_level_active_warps", &m.two_level_active_warps, 1, 64,
-             "active-set size per scheduler for the two-level policy");
+             "active-set size per scheduler for the two-level policy (LTLWS sizes its own)");
   t.add_bool("sm.dual_issue", &m.dual_issue,
              "a scheduler that issues a warp's instruction may issue the warp's next one in the same cycle "
              "(GPGPU-Sim: gpgpu_max_insn_issue_per_warp = 2)");

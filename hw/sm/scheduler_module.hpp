@@ -1,6 +1,6 @@
 // gpu.smN.scheduler<s>: warp scheduler s, which issues the first ready warp
 // of its warps (slots w with w mod sm.num_schedulers = s) in the order its
-// SchedulerPolicy (lrr, gto, two-level, owf) gives. The policy holds the
+// SchedulerPolicy (lrr, gto, two-level, owf, ltlws-lrr, ltlws-gto) gives. The policy holds the
 // ordering state; SmCore's issue stage fills the SchedulerProbes.
 //
 // Probes (plain stores of SmCore::issue): `issued_warp`, the warp slot it

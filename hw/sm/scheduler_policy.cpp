@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 #include "hw/common/error.hpp"
 
@@ -145,39 +146,59 @@ class OwfPolicy final : public SchedulerPolicy {
   KeyOrder sorter_;
 };
 
-// Two-level (GPGPU-Sim's two_level_active, outer level FIFO, inner level LRR).
+// How the two-level policy orders its active set.
+enum class InnerOrder {
+  Lrr,  // round robin, starting one past the warp that issued last (GPGPU-Sim's two_level_active)
+  Gto,  // the warp that issued last while it stays active, then the others oldest first
+};
+
+// An active-set size with no limit: every valid warp that is not waiting is active.
+constexpr uint32_t kUnlimitedActiveSet = std::numeric_limits<uint32_t>::max();
+
+// Two-level (GPGPU-Sim's two_level_active, outer level FIFO, inner level LRR;
+// LTLWS below also uses it with GTO inside and resizes it at run time).
 // Each cycle, before ordering:
 //  1. warps that left (slot invalid, or a new warp in the slot) leave both sets;
 //     warps that arrived join the back of the pending set, oldest first;
 //  2. active warps that are waiting are demoted to the back of the
 //     pending set, in active-set order;
-//  3. the active set is refilled to `active_set` warps from the front of the
+//  3. if the active set is larger than its size (set_active_set made it
+//     smaller), the warps the inner order ranks last move to the front of the
+//     pending set, in that order: they lost their place to the new size, not to
+//     a long-latency wait, so they are the first to come back;
+//  4. the active set is refilled to `active_set` warps from the front of the
 //     pending set (the warp pending longest first), skipping pending warps that
 //     still wait on a long-latency operation (GPGPU-Sim promotes them anyway and
 //     demotes them again a cycle later; skipping avoids that wasted entry).
-// Only the active set is written to `order`, LRR: starting one past the warp
-// that issued last; if that warp was demoted, with the warp that followed it.
+// Only the active set is written to `order`, in the inner order. LRR: starting
+// one past the warp that issued last; if that warp was demoted, with the warp
+// that followed it. GTO: the warp that issued last if it is still active,
+// then the others oldest first, ties by slot.
 class TwoLevelPolicy final : public SchedulerPolicy {
  public:
-  explicit TwoLevelPolicy(uint32_t active_set) : active_set_(active_set) {}
+  TwoLevelPolicy(uint32_t active_set, InnerOrder inner) : active_set_(active_set), inner_(inner) {}
 
   std::string name() const override { return "two-level"; }
+
+  // The active set's size from the next order() on (kUnlimitedActiveSet: no limit).
+  void set_active_set(uint32_t active_set) { active_set_ = active_set; }
 
   void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) override {
     track_arrivals_and_departures(warps);
     demote_waiting();
+    shrink_to_active_set();
     promote_pending();
 
+    rank_active(ranked_);
     order.clear();
-    const size_t n = active_.size();
-    const size_t start = n ? next_ % n : 0;
-    for (size_t k = 0; k < n; ++k) order.push_back(active_[(start + k) % n].slot);
+    for (const Member& m : ranked_) order.push_back(m.slot);
   }
 
   void issued(uint32_t slot) override {
     for (size_t i = 0; i < active_.size(); ++i)
       if (active_[i].slot == slot) {
         next_ = i + 1;
+        greedy_ = active_[i];
         return;
       }
   }
@@ -187,7 +208,10 @@ class TwoLevelPolicy final : public SchedulerPolicy {
   struct Member {
     uint32_t slot;
     uint64_t age;
+    bool operator==(const Member& o) const { return slot == o.slot && age == o.age; }
   };
+  // Oldest first, ties by slot: deterministic.
+  static bool older(const Member& a, const Member& b) { return a.age != b.age ? a.age < b.age : a.slot < b.slot; }
   struct SlotState {
     bool tracked = false;  // the warp `age` is in one of the two sets
     uint64_t age = 0;      // age of the warp seen in the slot
@@ -223,8 +247,7 @@ class TwoLevelPolicy final : public SchedulerPolicy {
     remove_from_active_if(gone);
     pending_.erase(std::remove_if(pending_.begin(), pending_.end(), gone), pending_.end());
     // Arrivals of one cycle (a CTA launch) join the pending set oldest first.
-    std::sort(pending_.end() - static_cast<std::ptrdiff_t>(arrivals), pending_.end(),
-              [](const Member& a, const Member& b) { return a.age != b.age ? a.age < b.age : a.slot < b.slot; });
+    std::sort(pending_.end() - static_cast<std::ptrdiff_t>(arrivals), pending_.end(), older);
   }
 
   const WarpView& view(const Member& m) const { return (*warps_)[slots_[m.slot].view]; }
@@ -235,6 +258,15 @@ class TwoLevelPolicy final : public SchedulerPolicy {
       pending_.push_back(m);
       return true;
     });
+  }
+
+  void shrink_to_active_set() {
+    if (active_.size() <= active_set_) return;
+    rank_active(ranked_);
+    const auto keep = ranked_.begin() + static_cast<std::ptrdiff_t>(active_set_);
+    active_.assign(ranked_.begin(), keep);
+    pending_.insert(pending_.begin(), keep, ranked_.end());
+    next_ = 0;  // ranked_ starts where the LRR scan would have started
   }
 
   void promote_pending() {
@@ -248,6 +280,22 @@ class TwoLevelPolicy final : public SchedulerPolicy {
         pending_[out++] = m;
     }
     pending_.resize(out);
+  }
+
+  // Writes the active set into `ranked` in the inner order, highest priority first.
+  void rank_active(std::vector<Member>& ranked) const {
+    ranked.clear();
+    const size_t n = active_.size();
+    if (inner_ == InnerOrder::Lrr) {
+      const size_t start = n ? next_ % n : 0;
+      for (size_t k = 0; k < n; ++k) ranked.push_back(active_[(start + k) % n]);
+      return;
+    }
+    const bool greedy_active = std::find(active_.begin(), active_.end(), greedy_) != active_.end();
+    if (greedy_active) ranked.push_back(greedy_);
+    for (const Member& m : active_)
+      if (!(greedy_active && m == greedy_)) ranked.push_back(m);
+    std::sort(ranked.begin() + (greedy_active ? 1 : 0), ranked.end(), older);
   }
 
   // Removes the active warps for which `pred` holds, keeping the order of the
@@ -268,12 +316,79 @@ class TwoLevelPolicy final : public SchedulerPolicy {
   }
 
   uint32_t active_set_;
+  InnerOrder inner_;
   std::vector<Member> active_;    // in LRR order
   std::vector<Member> pending_;   // FIFO: front = pending longest
+  std::vector<Member> ranked_;    // scratch: the active set in the inner order
   std::vector<SlotState> slots_;  // indexed by slot
   size_t next_ = 0;               // index in active_ where the LRR scan starts
+  Member greedy_{kNoSlot, 0};     // the warp that issued last (GTO inner order)
   uint64_t epoch_ = 0;
   const std::vector<WarpView>* warps_ = nullptr;  // this cycle's view, valid during order()
+};
+
+// Lazy two-level warp scheduler (EXPARS Sec. 3.3.6; "ltlws-lrr", "ltlws-gto"):
+// two-level with the named inner order whose active set starts unlimited, so
+// every valid warp that is not waiting is schedulable, while it counts the
+// instructions each warp issues. When the first warp finishes execution it
+// fixes the active set, for the rest of the kernel, at Eq. (14):
+//   W_opt = floor(sum_{i=1..W_Max} Inst_i / Inst_Max),
+// W_Max the warps that issued at least one instruction since the kernel
+// started (the finished one included), Inst_i their counts at that moment,
+// Inst_Max the finished warp's count. The finished warp is one of the
+// summands, so W_opt >= 1. Example: four warps issued 10, 10, 5 and 5 when
+// the first of them finishes after 10: W_opt = floor(30 / 10) = 3.
+// W_opt is per scheduler: the SM builds one policy per scheduler and each
+// sees only its own warps (slots s mod sm.num_schedulers), so each counts
+// its warps, waits for its own first finished warp and keeps its own active
+// set, as sm.two_level_active_warps is per scheduler for two-level. The
+// paper describes one scheduler per SM; this is that rule applied to each.
+// Until the first warp finishes no slot of the scheduler is reused, so the
+// counts can be kept by slot. A warp that finishes having issued nothing
+// gives no Inst_Max (Eq. 14 would divide by zero): the next one to finish
+// sizes the set. Each kernel is measured afresh (kernel_started()).
+// EXPARS's prefetching queue (warps whose registers are still being
+// preloaded) has no counterpart here: such warps are `waiting` in the view
+// and wait in the pending set.
+class LtlwsPolicy final : public SchedulerPolicy {
+ public:
+  explicit LtlwsPolicy(InnerOrder inner) : inner_(inner), two_level_(kUnlimitedActiveSet, inner) {}
+
+  std::string name() const override { return inner_ == InnerOrder::Lrr ? "ltlws-lrr" : "ltlws-gto"; }
+
+  void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) override {
+    two_level_.order(warps, order);
+  }
+
+  void issued(uint32_t slot) override {
+    two_level_.issued(slot);
+    if (sized_) return;
+    if (slot >= issued_by_slot_.size()) issued_by_slot_.resize(slot + 1, 0);
+    ++issued_by_slot_[slot];
+  }
+
+  void warp_finished(uint32_t slot) override {
+    if (sized_ || slot >= issued_by_slot_.size() || issued_by_slot_[slot] == 0) return;
+    const uint64_t inst_max = issued_by_slot_[slot];
+    const uint64_t inst_sum = std::accumulate(issued_by_slot_.begin(), issued_by_slot_.end(), uint64_t{0});
+    const uint64_t w_opt = inst_sum / inst_max;
+    // Warps longer than the finished one can make W_opt exceed the warps
+    // there are; any size past that is the same as no limit.
+    two_level_.set_active_set(static_cast<uint32_t>(std::min<uint64_t>(w_opt, kUnlimitedActiveSet)));
+    sized_ = true;
+  }
+
+  void kernel_started() override {
+    two_level_.set_active_set(kUnlimitedActiveSet);
+    issued_by_slot_.clear();
+    sized_ = false;
+  }
+
+ private:
+  InnerOrder inner_;
+  TwoLevelPolicy two_level_;
+  std::vector<uint64_t> issued_by_slot_;  // Inst_i by slot until the first warp finishes
+  bool sized_ = false;                    // W_opt is set for this kernel
 };
 
 }  // namespace
@@ -285,8 +400,10 @@ std::unique_ptr<SchedulerPolicy> make_scheduler_policy(const std::string& name, 
   if (name == "two-level") {
     if (active_set == 0)
       throw input_error("warp scheduler", "sm.two_level_active_warps", "must be at least 1 for the two-level policy");
-    return std::make_unique<TwoLevelPolicy>(active_set);
+    return std::make_unique<TwoLevelPolicy>(active_set, InnerOrder::Lrr);
   }
+  if (name == "ltlws-lrr") return std::make_unique<LtlwsPolicy>(InnerOrder::Lrr);
+  if (name == "ltlws-gto") return std::make_unique<LtlwsPolicy>(InnerOrder::Gto);
   throw input_error("warp scheduler", "sm.scheduler",
                     "unknown policy '" + name + "'; allowed: " + join(scheduler_policy_names()));
 }

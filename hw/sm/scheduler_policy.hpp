@@ -1,7 +1,7 @@
 // Warp scheduler policies only order warps; the scheduler issues the first
 // ready warp in that order (GPGPU-Sim's split). A policy sees one scheduler's
-// warps and is told what issued, so LRR, GTO, two-level and later OWF/LTLWS
-// are each one small class.
+// warps and is told what issued, so LRR, GTO, two-level, OWF and LTLWS are
+// each one small class.
 #pragma once
 
 #include <cstdint>
@@ -33,14 +33,22 @@ class SchedulerPolicy {
   virtual void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) = 0;
   // The warp in `slot` issued this cycle.
   virtual void issued(uint32_t slot) = 0;
+  // The warp in `slot` finished execution (retired: drained, nothing in
+  // flight); its slot is invalid from the next order() on. LTLWS sizes its
+  // active set on the first one.
+  virtual void warp_finished(uint32_t /*slot*/) {}
+  // A kernel launches on the SM: the previous kernel's warps are all gone.
+  // LTLWS measures each kernel afresh.
+  virtual void kernel_started() {}
   // True when order() keeps no state that later orders depend on: the SM
   // may then skip it in a cycle in which none of the scheduler's warps can
   // issue. (Two-level's order() moves warps between its sets.)
   virtual bool stateless_order() const { return false; }
 };
 
-// "lrr", "gto", "two-level", "owf"; throws InputError on anything else.
-// `active_set` is the two-level policy's active warps per scheduler.
+// "lrr", "gto", "two-level", "owf", "ltlws-lrr", "ltlws-gto"; throws
+// InputError on anything else. `active_set` is the two-level policy's active
+// warps per scheduler (LTLWS sizes its own at run time and ignores it).
 std::unique_ptr<SchedulerPolicy> make_scheduler_policy(const std::string& name, uint32_t active_set);
 
 }  // namespace smshare

@@ -189,6 +189,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   priority_epoch_ = mechanism_.hooks->priority_epoch();
   inert_gate_ = mechanism_.gate->inert();
   skip_full_schedulers_ = stateless_orders_ && inert_gate_;
+  for (auto& policy : schedulers_) policy->kernel_started();
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
 }
 
@@ -1042,6 +1043,7 @@ void SmCore::maybe_retire(uint32_t warp) {
   w.valid = false;
   refresh(warp);
   --resident_warps_;
+  schedulers_[warp % spec_.num_schedulers]->warp_finished(warp);
   mechanism_.hooks->warp_finished(w.ctx);
   Cta& cta = ctas_[w.ctx.cta_slot];
   if (--cta.live_warps == 0) retire_cta(w.ctx.cta_slot);

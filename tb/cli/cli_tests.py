@@ -267,7 +267,8 @@ def _(ctx):
 @case("bad_scheduler")
 def _(ctx):
     # The user typed --scheduler, so the message must name --scheduler (not --set).
-    bad_input(ctx, SMALL + ("--scheduler", "fifo"), 1, "--scheduler", "fifo", "lrr", "gto", "two-level")
+    bad_input(ctx, SMALL + ("--scheduler", "fifo"), 1, "--scheduler", "fifo", "lrr", "gto", "two-level", "owf",
+              "ltlws-lrr", "ltlws-gto")
 
 
 @case("bad_unknown_kernel")
@@ -451,7 +452,7 @@ def _(ctx):
     check("usage:" in res.out and "smshare run" in res.out, f"run --help:\n{res.out}")
     missing = set(RUN_FLAGS) - flags_in_help(res.out)
     check(not missing, f"run --help does not list {sorted(missing)}:\n{res.out}")
-    for s in ("lrr", "gto", "two-level", "owf"):
+    for s in ("lrr", "gto", "two-level", "owf", "ltlws-lrr", "ltlws-gto"):
         check(s in res.out, f"run --help does not list the scheduler {s}")
     same = ctx.run("help", "run")
     check(same.rc == 0 and same.out == res.out, "smshare help run differs from smshare run --help")

@@ -83,13 +83,24 @@ TEST(Gpu, TwoLevelSchedulerLetsWarpsAtABarrierGiveWay) {
   EXPECT_GT(r["counters"]["barriers"].get<uint64_t>(), 0u);
 }
 
-TEST(Gpu, TwoLevelSchedulerCompletes) {
+// Hotspot on 30 CTAs (2 on each of the 15 SMs) runs to completion with
+// `scheduler`. One SystemC simulation per process: one test per policy.
+void expect_hotspot_completes_with(const std::string& scheduler) {
   ResourceOverrides res;
   res.grid_ctas = 30;
-  auto r = run_profile("fermi-gtx480", "hotspot", res, {"sm.scheduler=two-level"});
+  auto r = run_profile("fermi-gtx480", "hotspot", res, {"sm.scheduler=" + scheduler});
   EXPECT_TRUE(r["completed"].get<bool>());
-  EXPECT_EQ(r["scheduler"].get<std::string>(), "two-level");
+  EXPECT_FALSE(r.contains("deadlock"));
+  EXPECT_EQ(r["scheduler"].get<std::string>(), scheduler);
 }
+
+TEST(Gpu, TwoLevelSchedulerCompletes) { expect_hotspot_completes_with("two-level"); }
+
+// LTLWS shrinks each scheduler's active set when its first warp retires,
+// mid-kernel, while the scheduler's other warps still run.
+TEST(Gpu, LazyTwoLevelLrrSchedulerCompletes) { expect_hotspot_completes_with("ltlws-lrr"); }
+
+TEST(Gpu, LazyTwoLevelGtoSchedulerCompletes) { expect_hotspot_completes_with("ltlws-gto"); }
 
 }  // namespace
 }  // namespace smshare

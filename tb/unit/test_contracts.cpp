@@ -21,6 +21,7 @@ namespace {
 TEST(SchedulerPolicyContract, EveryPolicyOrdersOnlyValidWarpsEachOnce) {
   for (const auto& name : scheduler_policy_names()) {
     auto policy = make_scheduler_policy(name, 4);
+    policy->kernel_started();
     std::vector<WarpView> views(24);
     std::vector<uint32_t> order;
     uint64_t rng = 12345;
@@ -29,7 +30,10 @@ TEST(SchedulerPolicyContract, EveryPolicyOrdersOnlyValidWarpsEachOnce) {
         rng = rng * 6364136223846793005ull + 1442695040888963407ull;
         WarpView& v = views[i];
         v.slot = 2 * i;  // one scheduler's slots of a two-scheduler SM
-        if ((rng >> 60) == 0) v.valid = !v.valid;  // warps come and go
+        if ((rng >> 60) == 0) {  // warps come and go
+          if (v.valid) policy->warp_finished(v.slot);
+          v.valid = !v.valid;
+        }
         v.age = i + (cycle / 100) * 100;
         v.waiting = (rng >> 50) & 1;
         v.priority_class = static_cast<uint8_t>((rng >> 40) % 3);

@@ -35,16 +35,19 @@ TEST(SchedulerPolicyFactory, MakesTheNamedPoliciesAndRejectsOthers) {
   EXPECT_EQ(make_scheduler_policy("lrr", 8)->name(), "lrr");
   EXPECT_EQ(make_scheduler_policy("gto", 8)->name(), "gto");
   EXPECT_EQ(make_scheduler_policy("two-level", 8)->name(), "two-level");
+  EXPECT_EQ(make_scheduler_policy("ltlws-lrr", 8)->name(), "ltlws-lrr");
+  EXPECT_EQ(make_scheduler_policy("ltlws-gto", 8)->name(), "ltlws-gto");
   try {
     make_scheduler_policy("round-robin", 8);
     FAIL() << "no error";
   } catch (const InputError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("round-robin"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("lrr, gto, two-level"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("lrr, gto, two-level, owf, ltlws-lrr, ltlws-gto"), std::string::npos) << msg;
   }
   EXPECT_THROW(make_scheduler_policy("two-level", 0), InputError);
   EXPECT_THROW(make_scheduler_policy("LRR", 8), InputError);
+  EXPECT_THROW(make_scheduler_policy("ltlws", 8), InputError);
 }
 
 TEST(SchedulerLrr, StartsOnePastTheLastIssuedWarp) {
@@ -182,8 +185,135 @@ TEST(SchedulerTwoLevel, ANewWarpInTheSlotOfAnActiveWarpStartsPending) {
   EXPECT_EQ(order_of(*p, w), (Order{0}));
 }
 
+// Issues `count` instructions from `slot`.
+void issue(SchedulerPolicy& p, uint32_t slot, int count) {
+  for (int i = 0; i < count; ++i) p.issued(slot);
+}
+
+// The warp in `slot` retires: the SM tells the policy, and the slot is empty
+// from the next order() on.
+void finish(SchedulerPolicy& p, std::vector<WarpView>& w, uint32_t slot) {
+  p.warp_finished(slot);
+  for (WarpView& v : w)
+    if (v.slot == slot) v.valid = false;
+}
+
+TEST(SchedulerLtlws, BeforeTheFirstFinishEveryWarpNotWaitingIsScheduled) {
+  for (const char* name : {"ltlws-lrr", "ltlws-gto"}) {
+    SCOPED_TRACE(name);
+    auto p = make_scheduler_policy(name, 2);  // two-level's active set does not apply
+    auto w = warps_in({0, 1, 2, 3, 4, 5, 6, 7});
+    EXPECT_EQ(order_of(*p, w), (Order{0, 1, 2, 3, 4, 5, 6, 7}));
+    w[1].waiting = true;
+    w[6].waiting = true;
+    EXPECT_EQ(order_of(*p, w), (Order{0, 2, 3, 4, 5, 7}));
+    w[1].waiting = false;  // back as soon as it stops waiting
+    EXPECT_EQ(order_of(*p, w).size(), 7u);
+  }
+}
+
+TEST(SchedulerLtlws, InnerOrderIsTheNamedOne) {
+  auto lrr = make_scheduler_policy("ltlws-lrr", 8);
+  auto gto = make_scheduler_policy("ltlws-gto", 8);
+  auto w = warps_in({0, 1, 2, 3, 4});
+  order_of(*lrr, w);
+  order_of(*gto, w);
+  lrr->issued(3);
+  gto->issued(3);
+  EXPECT_EQ(order_of(*lrr, w), (Order{4, 0, 1, 2, 3}));  // one past the last issued
+  EXPECT_EQ(order_of(*gto, w), (Order{3, 0, 1, 2, 4}));  // greedy, then oldest
+}
+
+TEST(SchedulerLtlws, FirstFinishedWarpSetsTheActiveSetByEq14) {
+  // Four warps issued 10, 10, 5 and 5 instructions when warp 0 finishes
+  // after its 10: W_opt = floor(30 / 10) = 3. Slots 4 and 5 are empty until
+  // the next CTA arrives with slot 0.
+  auto p = make_scheduler_policy("ltlws-lrr", 8);
+  auto w = warps_in({0, 1, 2, 3, 4, 5});
+  w[4].valid = false;
+  w[5].valid = false;
+  EXPECT_EQ(order_of(*p, w), (Order{0, 1, 2, 3}));
+  issue(*p, 0, 10);
+  issue(*p, 1, 10);
+  issue(*p, 2, 5);
+  issue(*p, 3, 5);
+  finish(*p, w, 0);
+  EXPECT_EQ(order_of(*p, w), (Order{1, 2, 3}));
+  for (uint32_t slot : {0u, 4u, 5u}) {
+    w[slot].valid = true;
+    w[slot].age = 10 + slot;
+  }
+  EXPECT_EQ(order_of(*p, w), (Order{1, 2, 3}));  // the arrivals wait for room
+  w[1].waiting = true;
+  // The oldest arrival takes 1's place, first as the rotation is past 3.
+  EXPECT_EQ(order_of(*p, w), (Order{0, 2, 3}));
+  // Later finishes do not resize it.
+  finish(*p, w, 2);
+  EXPECT_EQ(order_of(*p, w), (Order{0, 4, 3}));
+  w[1].waiting = false;
+  EXPECT_EQ(order_of(*p, w).size(), 3u);
+}
+
+TEST(SchedulerLtlws, ShrinkingKeepsTheWarpsTheInnerOrderRanksFirst) {
+  // Warp 0 finishes after 12; warps 1..4 issued 4 each: W_opt = 28 / 12 = 2
+  // for the four warps left. The last issue was warp 4's.
+  for (const char* name : {"ltlws-lrr", "ltlws-gto"}) {
+    SCOPED_TRACE(name);
+    const bool gto = std::string(name) == "ltlws-gto";
+    auto p = make_scheduler_policy(name, 8);
+    auto w = warps_in({0, 1, 2, 3, 4});
+    order_of(*p, w);
+    issue(*p, 0, 12);
+    for (int round = 0; round < 4; ++round)
+      for (uint32_t slot : {1u, 2u, 3u, 4u}) p->issued(slot);
+    finish(*p, w, 0);
+    // LRR: one past warp 4, wrapping: 1, 2. GTO: greedy 4, then the oldest, 1.
+    EXPECT_EQ(order_of(*p, w), gto ? (Order{4, 1}) : (Order{1, 2}));
+    // A kept warp waits: the first warp shrinking set aside takes its place.
+    w[1].waiting = true;
+    EXPECT_EQ(order_of(*p, w), gto ? (Order{4, 2}) : (Order{2, 3}));
+  }
+}
+
+TEST(SchedulerLtlws, AWarpThatIssuedNothingDoesNotSizeTheSet) {
+  auto p = make_scheduler_policy("ltlws-gto", 8);
+  auto w = warps_in({0, 1, 2, 3});
+  order_of(*p, w);
+  issue(*p, 1, 4);
+  issue(*p, 2, 2);
+  issue(*p, 3, 2);
+  finish(*p, w, 0);  // Inst_Max would be 0
+  EXPECT_EQ(order_of(*p, w).size(), 3u);
+  finish(*p, w, 1);  // W_opt = 8 / 4 = 2
+  EXPECT_EQ(order_of(*p, w).size(), 2u);
+  w[0].valid = true;
+  w[0].age = 9;
+  EXPECT_EQ(order_of(*p, w).size(), 2u);
+}
+
+TEST(SchedulerLtlws, EachKernelIsMeasuredAfresh) {
+  auto p = make_scheduler_policy("ltlws-lrr", 8);
+  auto w = warps_in({0, 1, 2, 3});
+  order_of(*p, w);
+  issue(*p, 0, 4);
+  issue(*p, 1, 1);
+  finish(*p, w, 0);  // W_opt = 5 / 4 = 1
+  EXPECT_EQ(order_of(*p, w).size(), 1u);
+  // The kernel drains; the next one's warps are all scheduled until one finishes.
+  for (auto& v : w) v.valid = false;
+  order_of(*p, w);
+  p->kernel_started();
+  w = warps_in({0, 1, 2, 3});
+  for (auto& v : w) v.age += 100;
+  EXPECT_EQ(order_of(*p, w), (Order{0, 1, 2, 3}));
+  issue(*p, 2, 3);
+  issue(*p, 3, 3);
+  finish(*p, w, 2);  // W_opt = 6 / 3 = 2: the first kernel's counts are gone
+  EXPECT_EQ(order_of(*p, w).size(), 2u);
+}
+
 TEST(SchedulerPolicies, OrderVectorIsReusedInSteadyState) {
-  for (const char* name : {"lrr", "gto", "two-level"}) {
+  for (const char* name : {"lrr", "gto", "two-level", "ltlws-lrr", "ltlws-gto"}) {
     SCOPED_TRACE(name);
     auto p = make_scheduler_policy(name, 4);
     auto w = warps_in({0, 1, 2, 3, 4, 5, 6, 7});
