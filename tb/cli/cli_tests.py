@@ -815,6 +815,11 @@ def _(ctx):
         diff = [k for k in PIPELINE_FIELDS if r[k] != o[k]]
         check(not diff, f"numbering {numbering}: tau = 0 differs from the baseline in {diff}")
         check(o["mechanism_stats"]["bundles_prefetched"] == 0, f"{o['mechanism_stats']}")
+    # Its storage on Fermi (Sec. 3.3.7): the 2 KB cache, 16 x 14-bit tags, the RAT (8 x 16-bit SBRs + 3 + 2 x 6
+    # + 6), 48 x 63 PREF bits, 48 x 32-bit LTLWS counters + 6.
+    cost = ctx.run("hw-cost", "--config", "fermi-gtx480", "--mechanism", "expars", "--json")
+    expect_rc(cost, 0)
+    check(cost.json()["bits_per_sm"] == 16384 + 224 + 149 + 3024 + 1542, f"hw-cost: {cost.out}")
     # The operand cache must hold one instruction's registers in whole lines per bank.
     bad_input(ctx, shape + ("--mechanism", "expars", "--set", "expars.operand_cache_bytes=1000"), 1,
               "expars.operand_cache_bytes=1000", "sm.register_banks = 16", "2048")

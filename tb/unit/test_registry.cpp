@@ -184,7 +184,7 @@ TEST(MechanismRegistry, TheOneListRegistersThePapersMechanismsInOrder) {
   EXPECT_EQ(mechanism_registry().names(), expected);
   const std::vector<std::string> simulated = {"baseline", "regshare", "spmshare", "expars"};
   EXPECT_EQ(mechanism_registry().simulated_names(), simulated);
-  const std::vector<std::string> with_formula = {"regshare", "spmshare"};
+  const std::vector<std::string> with_formula = {"regshare", "spmshare", "expars"};
   EXPECT_EQ(mechanism_registry().names_with_storage_formula(), with_formula);
 }
 

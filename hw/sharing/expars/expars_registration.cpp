@@ -54,6 +54,13 @@ AddedHardware hardware(const GpuSpec& spec, const Settings& s) {
   return h;
 }
 
+StorageFormula storage_formula() {
+  return {"EXPARS (Yu et al. 2018), Sec. 3.3.7",
+          "OC 8 B_OC + tags (B_OC / 128)(ceil(log2 W) + 6 + 2) + RAT (T ceil(log2 S) + ceil(log2 T) + 12 + "
+          "ceil(log2(W+1))) + PREF bit vectors 63 W + LTLWS counters (32 W + ceil(log2(W+1))), per SM",
+          2};  // the judgement logic's two comparators (Start_CTA, Start_Reg)
+}
+
 // gpu.smN.register_allocation_table, gpu.smN.operand_cache and
 // gpu.smN.register_prefetcher.
 std::vector<std::unique_ptr<MechanismStructureModule>> make_modules(uint32_t sm_id) {
@@ -92,6 +99,7 @@ void register_mechanisms(MechanismRegistry& registry) {
               uint32_t, std::shared_ptr<KernelSharedState>) { return make(sm, k, origin, settings_as<Settings>(s)); };
   d.make_modules = [](const SmSpec&, const MechanismSettings&, uint32_t sm_id) { return make_modules(sm_id); };
   d.hardware = [](const GpuSpec& spec, const MechanismSettings& s) { return hardware(spec, settings_as<Settings>(s)); };
+  d.storage_formula = [](const GpuSpec&) { return storage_formula(); };
   registry.add(std::move(d));
 }
 
