@@ -123,9 +123,13 @@ class MechanismHooks {
   virtual std::unique_ptr<WarpProgram> decode(const WarpContext& /*w*/, std::unique_ptr<WarpProgram> program) {
     return program;
   }
-  // An instruction of warp `w` that entered a pipeline (any but a barrier or
-  // an exit) has left it: its register reads and writes are all done.
-  virtual void instruction_completed(const WarpContext&) {}
+  // An instruction of warp `w` that entered a pipeline left its operand
+  // collector unit: its source registers are read. (Called only for a
+  // mechanism whose gate is not inert, as are the two below.)
+  virtual void operands_read(const WarpContext&, const WarpInstruction&) {}
+  // Register `reg` of warp `w` was written by a result (each destination of
+  // an instruction once, in the cycle its bank took it).
+  virtual void register_written(const WarpContext&, uint16_t /*reg*/) {}
   // Named counters for the report's "mechanism_stats" section (summed over
   // SMs). A waveform shows the mechanism through its structure modules
   // (mechanism_module.hpp), not through the hooks.

@@ -347,6 +347,7 @@ void SmCore::writeback() {
       }
       if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
       warp.pending_writes.reset(c.dst[written]);
+      if (!inert_gate_) mechanism_.hooks->register_written(warp.ctx, c.dst[written]);
     }
     if (written < c.num_dst) {
       // Part of the result is written: the warp may be ready now (when all
@@ -367,7 +368,6 @@ void SmCore::writeback() {
       --probes_.pending_loads;
     }
     --warp.in_flight;
-    mechanism_.hooks->instruction_completed(warp.ctx);
     progress_ = true;
     refresh(c.warp);
     maybe_retire(c.warp);
@@ -560,6 +560,7 @@ void SmCore::dispatch() {
       *pipe = now_ + t.initiation_interval;
       schedule_completion(c.warp.slot, c.inst, now_ + t.latency, false);
     }
+    if (!inert_gate_) mechanism_.hooks->operands_read(c.warp, c.inst);
     progress_ = true;
     return true;
   });
@@ -646,6 +647,7 @@ void SmCore::dispatch_to_oc_ex(uint32_t step) {
         waiting.unit = c.unit;
         waiting.warp = c.warp;
         copy_decoded(waiting.inst, c.inst);
+        if (!inert_gate_) mechanism_.hooks->operands_read(c.warp, c.inst);
         progress_ = true;
         return true;
       },

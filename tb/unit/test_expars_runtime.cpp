@@ -299,31 +299,36 @@ TEST(ExparsSm, LinesOfADoneBundleAreEvictedAndDirtyOnesWrittenBackFirst) {
   f.e->step(cycle++);
   EXPECT_EQ(f.e->head_warp(), static_cast<int32_t>(c.slot));  // no room: every line is pinned
   EXPECT_EQ(f.e->operand_cache().valid_lines(), 16u);
-  // a issues its bundle, writing R16 and R20 in the cache; its two
-  // instructions complete.
+  // a issues its whole bundle; its lines stay pinned until its instructions
+  // have read their sources and written R16 and R20.
   const uint64_t a_ready = 105 + f.sm.smem_latency;
   ASSERT_TRUE(f.e->may_issue(a, a_ready));
+  for (const WarpInstruction& i : body) f.e->issued(a, i);
+  f.e->step(a_ready);
+  EXPECT_EQ(f.e->head_warp(), static_cast<int32_t>(c.slot)) << "nothing of a's is read yet";
   for (const WarpInstruction& i : body) {
     for (uint8_t s = 0; s < i.num_src; ++s) f.e->route(a, i.src[s], false);
-    f.e->issued(a, i);
+    f.e->operands_read(a, i);
   }
   f.e->route(a, 16, true);
+  f.e->register_written(a, 16);
+  f.e->step(a_ready + 1);
+  EXPECT_EQ(f.e->head_warp(), static_cast<int32_t>(c.slot)) << "R20 is still to be written";
+  EXPECT_EQ(f.e->evictions(), 0u);
   f.e->route(a, 20, true);
-  f.e->step(a_ready);
-  EXPECT_EQ(f.e->head_warp(), static_cast<int32_t>(c.slot)) << "a's instructions are still in flight";
-  f.e->instruction_completed(a);
-  f.e->instruction_completed(a);
+  f.e->register_written(a, 20);
   const uint64_t writes_before = f.scratchpad_words(true);
-  f.e->step(a_ready + 1);  // room now: a's 8 lines; the two dirty ones go back first
+  f.e->step(a_ready + 2);  // room now: a's 8 lines; the two dirty ones go back first
   EXPECT_EQ(f.e->evictions(), 8u);
   EXPECT_EQ(f.e->writebacks(), 1u);
   EXPECT_EQ(f.scratchpad_words(true) - writes_before, 32u);
-  f.e->step(a_ready + 2);
+  f.e->step(a_ready + 3);
   EXPECT_EQ(f.e->writebacks(), 2u);
   EXPECT_EQ(f.e->fills(), 12u);
-  for (uint64_t k = 3; k < 9; ++k) f.e->step(a_ready + k);
+  for (uint64_t k = 4; k < 10; ++k) f.e->step(a_ready + k);
   EXPECT_EQ(f.e->fills(), 18u);
-  EXPECT_TRUE(f.e->may_issue(c, a_ready + 8 + f.sm.smem_latency));
+  EXPECT_FALSE(f.e->may_issue(c, a_ready + 9 + f.sm.smem_latency - 1));
+  EXPECT_TRUE(f.e->may_issue(c, a_ready + 9 + f.sm.smem_latency));
 }
 
 TEST(ExparsSm, AWarpAtABarrierTakesItsNextBundleOnlyWhenTheBarrierOpens) {

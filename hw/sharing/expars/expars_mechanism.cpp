@@ -50,7 +50,8 @@ class Hooks final : public MechanismHooks {
   std::unique_ptr<WarpProgram> decode(const WarpContext& w, std::unique_ptr<WarpProgram> program) override {
     return s_->decode(w, std::move(program));
   }
-  void instruction_completed(const WarpContext& w) override { s_->instruction_completed(w); }
+  void operands_read(const WarpContext& w, const WarpInstruction& inst) override { s_->operands_read(w, inst); }
+  void register_written(const WarpContext& w, uint16_t reg) override { s_->register_written(w, reg); }
   void warp_finished(const WarpContext& w) override { s_->warp_finished(w); }
   uint64_t next_wake() const override { return s_->next_wake(); }
   void at_wake(uint64_t cycle, uint64_t) override { s_->step(cycle); }

@@ -112,9 +112,9 @@ void ExparsSm::issued(const WarpContext& w, const WarpInstruction& inst) {
   WarpState& st = warps_[w.slot];
   if (st.phase != Phase::Ready || st.remaining == 0)
     throw std::logic_error("EXPARS: warp slot " + std::to_string(w.slot) + " issued outside a ready bundle");
-  if (inst.op != OpClass::Barrier && inst.op != OpClass::Exit) ++st.in_flight;
+  account(w, inst, /*sources=*/true, /*hold=*/true);
+  account(w, inst, /*sources=*/false, /*hold=*/true);
   if (--st.remaining > 0) return;
-  if (st.in_flight == 0) note_quiescent(st);
   // A warp waiting at a barrier must not hold operand-cache lines: the warps
   // it waits for may need them (the paper's queueing would deadlock here).
   if (inst.op == OpClass::Barrier) st.phase = Phase::AtBarrier;
@@ -168,10 +168,26 @@ void ExparsSm::start_bundle(uint32_t slot, bool continuing) {
   queue_.insert(at, slot);
 }
 
-void ExparsSm::instruction_completed(const WarpContext& w) {
-  WarpState& st = warps_[w.slot];
-  if (st.in_flight == 0) throw std::logic_error("EXPARS: warp slot " + std::to_string(w.slot) + " completed more than it issued");
-  if (--st.in_flight == 0) note_quiescent(st);
+void ExparsSm::account(const WarpContext& w, const WarpInstruction& inst, bool sources, bool hold) {
+  const uint8_t n = sources ? inst.num_src : inst.num_dst;
+  for (uint8_t i = 0; i < n; ++i) {
+    const uint16_t reg = sources ? inst.src[i] : inst.dst[i];
+    if (reg == kNoReg || !spilled(w.cta_slot, reg)) continue;
+    const int line = cache_.find(w.slot, reg);
+    if (line == OperandCache::kAbsent) continue;  // a miss: the route makes it wait and counts it
+    if (hold) cache_.hold(static_cast<uint32_t>(line));
+    else cache_.release(static_cast<uint32_t>(line));
+  }
+}
+
+void ExparsSm::operands_read(const WarpContext& w, const WarpInstruction& inst) {
+  account(w, inst, /*sources=*/true, /*hold=*/false);
+}
+
+void ExparsSm::register_written(const WarpContext& w, uint16_t reg) {
+  if (!spilled(w.cta_slot, reg)) return;
+  const int line = cache_.find(w.slot, reg);
+  if (line != OperandCache::kAbsent) cache_.release(static_cast<uint32_t>(line));
 }
 
 void ExparsSm::warp_finished(const WarpContext& w) {

@@ -26,8 +26,8 @@
 //    no LDS/STS or other access holds one. The warp becomes schedulable when
 //    the last fill's data is back (sm.smem_latency after it).
 //  * A line is pinned while the bundle that claimed it has instructions to
-//    issue or in flight (the warp's in-flight count, told by the SM, is the
-//    witness: when it reaches 0, every bundle that has issued is done).
+//    issue, or an issued instruction has still to read or write it (the SM
+//    says when an instruction's sources are read and each result written).
 #pragma once
 
 #include <cstdint>
@@ -85,7 +85,8 @@ class ExparsSm final : public BundleSink {
   void bind(BankArbitrator& arbitrator) { arbitrator_ = &arbitrator; }
   std::unique_ptr<WarpProgram> decode(const WarpContext& w, std::unique_ptr<WarpProgram> program);
   void decoded(uint32_t slot, const Bundle& bundle) override;
-  void instruction_completed(const WarpContext& w);
+  void operands_read(const WarpContext& w, const WarpInstruction& inst);
+  void register_written(const WarpContext& w, uint16_t reg);
   void warp_finished(const WarpContext& w);
   // The prefetcher wants every cycle while a warp is queued, a transfer is
   // under way or a fill's data is on its way; waits_on_time says whether
@@ -136,8 +137,8 @@ class ExparsSm final : public BundleSink {
     uint64_t bundle = 0;             // number of the current bundle (1, 2, ...)
     uint32_t remaining = 0;          // its instructions still to issue
     uint64_t ready_at = 0;
-    uint32_t in_flight = 0;          // issued instructions not yet completed
-    uint64_t completed_through = 0;  // bundles 1..this have issued and completed
+    // The bundles 1..this have issued all their instructions.
+    uint64_t issued_through() const { return remaining == 0 ? bundle : bundle - 1; }
   };
   struct Transfer {
     bool write;     // a write-back (else a fill)
@@ -151,13 +152,14 @@ class ExparsSm final : public BundleSink {
   }
   // Takes the warp's next decoded bundle (there must be one).
   void start_bundle(uint32_t slot, bool continuing);
-  // The warp has nothing in flight: every bundle that has issued is done.
-  void note_quiescent(WarpState& w) { w.completed_through = w.remaining == 0 ? w.bundle : w.bundle - 1; }
-  // A line still needed by the bundle that claimed it.
+  // A line still needed: its bundle has instructions to issue, or issued
+  // ones still to read or write it.
   bool pinned(const OperandCache::Line& l) const {
-    const WarpState& owner = warps_[l.slot];
-    return owner.valid && l.bundle > owner.completed_through;
+    return l.pending > 0 || (warps_[l.slot].valid && l.bundle > warps_[l.slot].issued_through());
   }
+  // Holds (+1) or releases (-1) the cache line of each of `inst`'s registers
+  // in the scratchpad: sources (`sources`) or destinations.
+  void account(const WarpContext& w, const WarpInstruction& inst, bool sources, bool hold);
   // Places the head warp's bundle into the cache: claims its cached lines,
   // reserves lines for the others, queues the transfers. False, changing
   // nothing, when some register finds no line.

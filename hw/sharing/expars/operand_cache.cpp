@@ -23,9 +23,17 @@ void OperandCache::allocate(uint32_t i, uint32_t slot, uint16_t reg, uint32_t ad
   if (l.valid || find(slot, reg) != kAbsent)
     throw std::logic_error("OperandCache::allocate: line " + std::to_string(i) + " is in use or R" +
                            std::to_string(reg) + " of warp slot " + std::to_string(slot) + " is already cached");
-  l = Line{true, false, slot, reg, address, bundle, 0};
+  l = Line{true, false, slot, reg, address, bundle, 0, 0};
   where_[index(slot, reg)] = static_cast<int16_t>(i);
   ++valid_;
+}
+
+void OperandCache::release(uint32_t i) {
+  Line& l = lines_.at(i);
+  if (l.pending == 0)
+    throw std::logic_error("OperandCache::release: R" + std::to_string(l.reg) + " of warp slot " +
+                           std::to_string(l.slot) + " has no access pending");
+  --l.pending;
 }
 
 void OperandCache::fill(uint32_t i) {
@@ -37,7 +45,8 @@ void OperandCache::fill(uint32_t i) {
 
 bool OperandCache::evict(uint32_t i) {
   Line& l = lines_.at(i);
-  if (!l.valid) throw std::logic_error("OperandCache::evict: line " + std::to_string(i) + " is not valid");
+  if (!l.valid || l.pending != 0)
+    throw std::logic_error("OperandCache::evict: line " + std::to_string(i) + " is not valid or still accessed");
   const bool dirty = l.dirty;
   if (dirty) scratchpad_[l.address] = l.version;
   where_[index(l.slot, l.reg)] = kAbsent;
@@ -51,6 +60,7 @@ void OperandCache::drop_warp(uint32_t slot) {
     if (!l.valid || l.slot != slot) continue;
     where_[index(l.slot, l.reg)] = kAbsent;
     l.valid = l.dirty = false;
+    l.pending = 0;
     --valid_;
   }
   for (uint32_t r = 0; r < max_regs_; ++r) last_write_[index(slot, static_cast<uint16_t>(r))] = 0;

@@ -20,7 +20,8 @@
 // one written to that (warp, register): a stale value would be served.
 //
 // Pinning (which lines a bundle still needs) is the prefetcher's business:
-// each line records the bundle of its warp that last claimed it.
+// each line records the bundle of its warp that last claimed it and the
+// accesses of issued instructions it still owes.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +42,7 @@ class OperandCache {
     uint16_t reg = 0;         // architectural register index
     uint32_t address = 0;     // its scratchpad byte address (RAT), where a write-back goes
     uint64_t bundle = 0;      // the bundle of `slot` that last claimed it (1, 2, ...)
+    uint32_t pending = 0;     // reads and writes of issued instructions still to come
     uint64_t version = 0;     // of the value it holds
   };
 
@@ -65,6 +67,9 @@ class OperandCache {
   void allocate(uint32_t i, uint32_t slot, uint16_t reg, uint32_t address, uint64_t bundle);
   // Line `i` (valid) is needed by bundle `bundle` of its warp too.
   void claim(uint32_t i, uint64_t bundle) { lines_.at(i).bundle = bundle; }
+  // An issued instruction will read or write line `i` (hold), or has (release).
+  void hold(uint32_t i) { ++lines_.at(i).pending; }
+  void release(uint32_t i);
   // The scratchpad's value of line `i`'s register arrives.
   void fill(uint32_t i);
   // Line `i` is written back (if dirty) and freed; returns whether it was dirty.
