@@ -3,22 +3,10 @@
 #include "hw/sharing/expars/expars_mechanism.hpp"
 
 #include "hw/common/error.hpp"
+#include "hw/sharing/admission_view.hpp"
 
 namespace smshare::expars {
 namespace {
-
-class AdmissionView final : public CtaAdmission {
- public:
-  explicit AdmissionView(std::shared_ptr<ExparsSm> s) : s_(std::move(s)) {}
-  Occupancy occupancy() const override { return s_->plan().occupancy; }
-  bool try_admit(uint32_t cta_slot, CtaAllocation& alloc) override { return s_->admit(cta_slot, alloc); }
-  void release(const CtaAllocation& alloc) override { s_->release(alloc); }
-  uint32_t registers_allocated() const override { return s_->registers_allocated(); }
-  uint32_t smem_allocated() const override { return s_->smem_allocated(); }
-
- private:
-  std::shared_ptr<ExparsSm> s_;
-};
 
 class Route final : public RegisterRoute {
  public:
@@ -83,7 +71,7 @@ Mechanism make(const SmSpec& sm, const KernelResources& k, const std::string& or
   auto s = std::make_shared<ExparsSm>(sm, k, origin, settings);
   Mechanism m;
   m.name = "expars";
-  m.admission = std::make_unique<AdmissionView>(s);
+  m.admission = std::make_unique<AdmissionView<ExparsSm>>(s);
   m.route = std::make_unique<Route>(s);
   m.gate = std::make_unique<Gate>(s);
   m.hooks = std::make_unique<Hooks>(s);

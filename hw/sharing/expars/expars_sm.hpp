@@ -67,6 +67,7 @@ class ExparsSm final : public BundleSink {
 
   // --- admission
   const Admission& plan() const { return plan_; }
+  const Occupancy& occupancy() const { return plan_.occupancy; }
   bool admit(uint32_t cta_slot, CtaAllocation& a);
   void release(const CtaAllocation& a);
   uint32_t registers_allocated() const { return regs_allocated_; }

@@ -2,6 +2,7 @@
 // one JatalaSm (jatala_sm.hpp), and the occupancy calculator.
 #include "hw/sharing/jatala/jatala_mechanism.hpp"
 
+#include "hw/sharing/admission_view.hpp"
 #include "hw/sharing/jatala/jatala_sm.hpp"
 
 namespace smshare::jatala {
@@ -30,19 +31,6 @@ Occupancy sharing_occupancy(Resource r, const SmSpec& sm, const KernelResources&
 std::shared_ptr<KernelSharedState> make_shared_state() { return std::make_shared<SharedState>(); }
 
 namespace {
-
-class Admission final : public CtaAdmission {
- public:
-  explicit Admission(std::shared_ptr<JatalaSm> s) : s_(std::move(s)) {}
-  Occupancy occupancy() const override { return s_->occupancy(); }
-  bool try_admit(uint32_t cta_slot, CtaAllocation& alloc) override { return s_->admit(cta_slot, alloc); }
-  void release(const CtaAllocation& alloc) override { s_->release(alloc); }
-  uint32_t registers_allocated() const override { return s_->registers_allocated(); }
-  uint32_t smem_allocated() const override { return s_->smem_allocated(); }
-
- private:
-  std::shared_ptr<JatalaSm> s_;
-};
 
 class Route final : public RegisterRoute {
  public:
@@ -90,7 +78,7 @@ Mechanism make(Resource r, const SmSpec& sm, const KernelResources& k, const std
   auto s = std::make_shared<JatalaSm>(r, sm, k, origin, settings, sm_id, state ? &state->reference : nullptr);
   Mechanism m;
   m.name = r == Resource::Registers ? "regshare" : "spmshare";
-  m.admission = std::make_unique<Admission>(s);
+  m.admission = std::make_unique<AdmissionView<JatalaSm>>(s);
   m.route = std::make_unique<Route>(s);
   m.gate = std::make_unique<Gate>(s);
   m.hooks = std::make_unique<Hooks>(s);
