@@ -244,6 +244,9 @@ TEST(ExparsSm, ABundleWaitsForItsRegistersOnePerCycle) {
   const OperandRoute rf = f.e->route(w, 3, false);
   EXPECT_EQ(rf.group, BankGroup::RegisterFile);
   EXPECT_EQ(rf.bank, (3 + 32) % 16);
+  // A register past the kernel's 24 (a trace may use one) has no scratchpad
+  // place: the RF serves it, as in the baseline.
+  EXPECT_EQ(f.e->route(w, 30, false).group, BankGroup::RegisterFile);
   // An RF CTA's warp never waits, whatever its registers.
   const WarpContext rf_warp{0, 0, 0, 99};
   auto p = f.e->decode(rf_warp, script({alu(20, {21})}));

@@ -149,7 +149,7 @@ void ExparsSm::start_bundle(uint32_t slot, bool continuing) {
   ++bitvector_reads_;
   bool needs_scratchpad = false;
   if (st.cta_slot >= rat_.start_cta())
-    for (uint32_t r = rat_.start_reg(); r < kMaxArchRegs && !needs_scratchpad; ++r)
+    for (uint32_t r = rat_.start_reg(); r <= rat_.max_reg() && !needs_scratchpad; ++r)
       needs_scratchpad = st.current.used.test(r);
   if (!needs_scratchpad) {
     st.phase = Phase::Ready;
@@ -254,7 +254,7 @@ bool ExparsSm::place_head(uint32_t slot) {
   std::vector<bool> chosen(cache_.lines(), false);
   std::vector<std::pair<uint16_t, uint32_t>> placed;  // (register, line) of the registers not cached
   uint32_t hits = 0;
-  for (uint32_t r = rat_.start_reg(); r < kMaxArchRegs; ++r) {
+  for (uint32_t r = rat_.start_reg(); r <= rat_.max_reg(); ++r) {
     if (!st.current.used.test(r)) continue;
     const int line = cache_.find(slot, static_cast<uint16_t>(r));
     if (line != OperandCache::kAbsent) {
@@ -262,7 +262,7 @@ bool ExparsSm::place_head(uint32_t slot) {
       ++hits;
     }
   }
-  for (uint32_t r = rat_.start_reg(); r < kMaxArchRegs; ++r) {
+  for (uint32_t r = rat_.start_reg(); r <= rat_.max_reg(); ++r) {
     if (!st.current.used.test(r) || cache_.find(slot, static_cast<uint16_t>(r)) != OperandCache::kAbsent) continue;
     const int line = choose_line(cache_.preferred_bank(slot, static_cast<uint16_t>(r)), chosen);
     if (line < 0) return false;  // nothing changed yet
@@ -272,7 +272,7 @@ bool ExparsSm::place_head(uint32_t slot) {
   // Commit: the hits now belong to this bundle; the other lines are freed
   // (write-backs first) and filled with the registers read before written.
   hits_ += hits;
-  for (uint32_t r = rat_.start_reg(); r < kMaxArchRegs; ++r) {
+  for (uint32_t r = rat_.start_reg(); r <= rat_.max_reg(); ++r) {
     if (!st.current.used.test(r)) continue;
     const int line = cache_.find(slot, static_cast<uint16_t>(r));
     if (line != OperandCache::kAbsent) cache_.claim(static_cast<uint32_t>(line), st.bundle);

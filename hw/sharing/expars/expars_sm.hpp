@@ -147,9 +147,11 @@ class ExparsSm final : public BundleSink {
   };
 
   // The judgement logic: is register `reg` of a warp of CTA slot
-  // `cta_slot` in the scratchpad?
+  // `cta_slot` in the scratchpad? (A register past the kernel's count,
+  // which a trace or --regs-per-thread may give, has no place in the
+  // scratchpad: it is served as the baseline serves it, by the RF.)
   bool spilled(uint32_t cta_slot, uint16_t reg) const {
-    return cta_slot >= rat_.start_cta() && reg >= rat_.start_reg();
+    return cta_slot >= rat_.start_cta() && reg >= rat_.start_reg() && reg <= rat_.max_reg();
   }
   // Takes the warp's next decoded bundle (there must be one).
   void start_bundle(uint32_t slot, bool continuing);
