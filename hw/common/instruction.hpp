@@ -60,6 +60,9 @@ inline bool is_memory(OpClass op) { return is_global_memory(op) || is_shared_mem
 inline bool is_load(OpClass op) {
   return op == OpClass::GlobalLoad || op == OpClass::LocalLoad || op == OpClass::SharedLoad;
 }
+// Barrier and exit act at issue: no pipeline, no collector unit, so their
+// register operands (a named barrier's, BAR.SYNC R3) are never read.
+inline bool acts_at_issue(OpClass op) { return op == OpClass::Barrier || op == OpClass::Exit; }
 
 // A decoded warp instruction. Register indices are architectural, per thread
 // (R0..R254). Memory instructions carry one byte address per lane; lanes not

@@ -813,7 +813,7 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
   const WarpInstruction& inst = w.head();
   if (!inert_gate_ && !mechanism_.gate->may_issue(w.ctx, inst, now_)) return IssueOutcome::GateRefused;
   // Barrier and exit need no operands and no pipeline: they act at issue.
-  if (inst.op != OpClass::Barrier && inst.op != OpClass::Exit) {
+  if (!acts_at_issue(inst.op)) {
     if (pipelined_) {
       // GPGPU-Sim's issue_warp: into a free slot of the unit's ID_OC register.
       PipelineRegister<IssuedInstruction>& id_oc = id_oc_[static_cast<int>(exec_unit_of(inst.op))];

@@ -309,8 +309,7 @@ class SmCore {
   // pipeline full is not run.
   bool skip_full_schedulers_ = false;
   static unsigned pipeline_need(const WarpInstruction& inst) {
-    return inst.op == OpClass::Barrier || inst.op == OpClass::Exit ? kNoPipeline
-                                                                   : static_cast<unsigned>(exec_unit_of(inst.op));
+    return acts_at_issue(inst.op) ? kNoPipeline : static_cast<unsigned>(exec_unit_of(inst.op));
   }
   // Room for an instruction bound for `unit` at issue: a free ID_OC slot with
   // pipeline registers, else a free collector unit.

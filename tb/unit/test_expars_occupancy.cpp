@@ -139,6 +139,16 @@ TEST(ExparsOccupancy, TauParserAndRange) {
   EXPECT_NO_THROW(m.require_occupancy("occupancy"));
 }
 
+// `smshare area` and `hw-cost` size the operand cache from the settings:
+// a size `run` refuses (not whole 128-byte lines in each register bank) must
+// be refused there too, not priced as fractions of lines.
+TEST(ExparsSettings, AreaRefusesAnOperandCacheRunRefuses) {
+  const GpuSpec fermi = load_gpu_config("fermi-gtx480", {});
+  for (const char* bytes : {"expars.operand_cache_bytes=1000", "expars.operand_cache_bytes=768"})
+    EXPECT_THROW(mechanism_registry().configure({"expars", {bytes}, ""}).hardware(fermi), InputError) << bytes;
+  EXPECT_NO_THROW(mechanism_registry().configure({"expars", {"expars.operand_cache_bytes=4096"}, ""}).hardware(fermi));
+}
+
 // EXPARS Table 3: warps per CTA, scratchpad bytes per CTA, registers per CTA.
 struct Table3Row {
   const char* kernel;

@@ -334,6 +334,42 @@ TEST(ExparsSm, LinesOfADoneBundleAreEvictedAndDirtyOnesWrittenBackFirst) {
   EXPECT_TRUE(f.e->may_issue(c, a_ready + 9 + f.sm.smem_latency));
 }
 
+TEST(ExparsSm, ABarriersRegisterOperandDoesNotPinItsLine) {
+  // A barrier may name a register (SASS BAR.SYNC R23: a named barrier's
+  // thread count). Barrier and exit act at issue (SmCore::try_issue): no
+  // collector unit reads their operands, so no operands_read comes for them,
+  // and a hold taken at issue would pin the line until the warp finishes.
+  // Here a (3 lines: R16, R17, R23) and b (8) are placed; c needs 8 of the
+  // 5 free lines and a's 3, which its done bundle must give up.
+  Fixture f;
+  WarpInstruction bar = op(OpClass::Barrier);
+  bar.src[bar.num_src++] = 23;
+  const WarpInstruction first = alu(16, {17});
+  auto [a, pa] = f.launch(0, {first, bar, op(OpClass::Exit)});
+  const std::vector<WarpInstruction> body = {alu(16, {17, 18, 19}), alu(20, {21, 22, 23}), op(OpClass::Exit)};
+  auto [b, pb] = f.launch(1, body);
+  auto [c, pc] = f.launch(2, body);
+  WarpInstruction inst;
+  for (auto* p : {&pa, &pb, &pc}) ASSERT_TRUE((*p)->next(inst));
+  uint64_t cycle = 100;
+  for (; f.e->fills() < 8; ++cycle) f.e->step(cycle);  // a's 2 fills (R17, R23), b's 6
+  f.e->step(cycle++);
+  ASSERT_EQ(f.e->head_warp(), static_cast<int32_t>(c.slot));  // no room yet: a's bundle has not issued
+  const uint64_t a_ready = 101 + f.sm.smem_latency;
+  ASSERT_TRUE(f.e->may_issue(a, a_ready));
+  f.e->issued(a, first);
+  f.e->issued(a, bar);
+  f.e->route(a, 17, false);
+  f.e->operands_read(a, first);
+  f.e->route(a, 16, true);
+  f.e->register_written(a, 16);
+  EXPECT_EQ(f.e->operand_cache().line(static_cast<uint32_t>(f.e->operand_cache().find(a.slot, 23))).pending, 0u)
+      << "nothing will release a hold the barrier took";
+  f.e->step(a_ready);
+  EXPECT_EQ(f.e->evictions(), 3u) << "a's done bundle gives up its lines to c";
+  EXPECT_EQ(f.e->writebacks(), 1u) << "a's R16, written, goes back first";
+}
+
 TEST(ExparsSm, AWarpAtABarrierTakesItsNextBundleOnlyWhenTheBarrierOpens) {
   Fixture f;
   auto [w, program] = f.launch(0, {alu(1, {2}), op(OpClass::Barrier), alu(1, {16}), op(OpClass::Exit)});

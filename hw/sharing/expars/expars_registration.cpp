@@ -33,6 +33,7 @@ constexpr uint32_t kCounterBits = 32;
 constexpr uint32_t kMaxRegsPerThread = 63;  // Fermi's architectural registers (Sec. 3.2)
 
 AddedHardware hardware(const GpuSpec& spec, const Settings& s) {
+  check_operand_cache(spec.sm, s);  // priced only in a size `run` accepts
   const char* sec = "EXPARS (Yu et al. 2018), Sec. 3.3.7";
   const uint64_t W = spec.sm.max_warps, T = spec.sm.max_ctas;
   const uint32_t banks = spec.sm.register_banks;

@@ -112,8 +112,12 @@ void ExparsSm::issued(const WarpContext& w, const WarpInstruction& inst) {
   WarpState& st = warps_[w.slot];
   if (st.phase != Phase::Ready || st.remaining == 0)
     throw std::logic_error("EXPARS: warp slot " + std::to_string(w.slot) + " issued outside a ready bundle");
-  account(w, inst, /*sources=*/true, /*hold=*/true);
-  account(w, inst, /*sources=*/false, /*hold=*/true);
+  // The SM never reads a barrier's or an exit's operands, so nothing would
+  // release a hold on them: it would pin the line until the warp finishes.
+  if (!acts_at_issue(inst.op)) {
+    account(w, inst, /*sources=*/true, /*hold=*/true);
+    account(w, inst, /*sources=*/false, /*hold=*/true);
+  }
   if (--st.remaining > 0) return;
   // A warp waiting at a barrier must not hold operand-cache lines: the warps
   // it waits for may need them (the paper's queueing would deadlock here).
