@@ -274,6 +274,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   l1d_.begin_cycle();
   icache_.begin_cycle();
   route_retries_this_cycle_ = 0;
+  refusal_shown_ = false;
   probes_.issued_count = 0;
 
   const bool had_warps = resident_warps_ > 0;
@@ -312,12 +313,22 @@ uint64_t SmCore::tick(uint64_t cycle) {
   probes_.active_warps = resident_warps_;
 
   if (resident_warps_ == 0 && completions_.empty() && !ldst_.busy) return kNever;
-  if (progress_) return cycle + 1;
+  if (progress_) {
+    refusal_only_cycles_ = 0;
+    return cycle + 1;
+  }
   if (!completions_.empty()) note_wake(completions_.top_cycle());
   if (!decoding_.empty()) note_wake(decoding_.front().first);
   if (!fill_waits_.empty()) note_wake(fill_waits_.top().ready);
   const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
   if (wake_hint_ == kNever && !time_wait && reads_in_flight_ == 0) {
+    // A policy that keeps state (two-level, LTLWS) demotes a warp whose
+    // refusal it was shown and takes it back in a later order, and sees a
+    // refusal of this cycle only in the next: its next order may try a
+    // warp the gate lets through. Run that cycle first; a bounded number of
+    // times, so that warps the gate refuses for good still end in a deadlock.
+    if (!stateless_orders_ && (refusal_shown_ || refusals_unseen()) && refusal_only_cycles_++ < 2 * spec_.max_warps)
+      return cycle + 1;
     // Warps are resident, nothing moved, and nothing is due: no future
     // event can change that (e.g. a barrier or lock that can never open).
     // Checked with tracing on too: a waveform run must stop the same way.
@@ -760,6 +771,7 @@ void SmCore::issue() {
     else schedulers_[s]->order(sched_views_[s], sched_order_);
     // A refusal is shown to the policy in one ordering only: the gate may
     // say yes next time without any event on the warp.
+    refusal_shown_ = refusal_shown_ || gate_refused_[s] > 0;
     for (uint32_t slot = static_cast<uint32_t>(s); gate_refused_[s] && slot < warps_.size();
          slot += spec_.num_schedulers)
       if (warps_[slot].gate_refused) {

@@ -16,6 +16,7 @@
 // in SmModule; this class only sees cycle numbers and a GlobalMemoryPort.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <cstdint>
@@ -318,6 +319,14 @@ class SmCore {
   }
   // Some ready warp of `scheduler` may issue (as far as its pipeline knows).
   bool may_issue_any(size_t scheduler) const;
+  // A gate refusal the policies have not yet seen in an order.
+  bool refusals_unseen() const {
+    return std::any_of(gate_refused_.begin(), gate_refused_.end(), [](uint32_t n) { return n > 0; });
+  }
+  bool refusal_shown_ = false;  // this cycle's orders were shown a refusal
+  // Consecutive cycles without progress run only because a stateful policy
+  // was, or is still to be, shown a refusal.
+  uint32_t refusal_only_cycles_ = 0;
   std::vector<uint32_t> sched_order_;
   std::array<std::vector<uint64_t>, kNumExecUnits> unit_next_free_;  // per ExecUnit, per pipeline
   CalendarQueue<Completion> completions_;

@@ -815,6 +815,14 @@ def _(ctx):
         diff = [k for k in PIPELINE_FIELDS if r[k] != o[k]]
         check(not diff, f"numbering {numbering}: tau = 0 differs from the baseline in {diff}")
         check(o["mechanism_stats"]["bundles_prefetched"] == 0, f"{o['mechanism_stats']}")
+    # A stateful scheduler demotes a warp the gate refused and takes it back in a later order: with a tiny
+    # operand cache on 2 register banks, the SM once called that a deadlock (rc 3 at cycle 105,549).
+    tiny = ("run", "--config", "fermi-gtx480", "--kernel", "mri-q", "--ctas", 6, "--set", "gpu.num_sms=1",
+            "--mechanism", "expars", "--set", "sm.register_banks=2", "--set", "expars.operand_cache_bytes=768",
+            "--scheduler", "ltlws-lrr", "--json")
+    res = ctx.run(*tiny)
+    expect_rc(res, 0)
+    check(res.json()["completed"] and res.json()["mechanism_stats"]["operand_cache_misses"] == 0, res.describe())
     # Its storage on Fermi (Sec. 3.3.7): the 2 KB cache, 16 x 14-bit tags, the RAT (8 x 16-bit SBRs + 3 + 2 x 6
     # + 6), 48 x 63 PREF bits, 48 x 32-bit LTLWS counters + 6.
     cost = ctx.run("hw-cost", "--config", "fermi-gtx480", "--mechanism", "expars", "--json")
