@@ -815,6 +815,16 @@ def _(ctx):
         diff = [k for k in PIPELINE_FIELDS if r[k] != o[k]]
         check(not diff, f"numbering {numbering}: tau = 0 differs from the baseline in {diff}")
         check(o["mechanism_stats"]["bundles_prefetched"] == 0, f"{o['mechanism_stats']}")
+    # EXPARS numbers registers by weight unless the run says otherwise, and
+    # the report echoes the numbering used (a sweep's run identity is the
+    # echoed settings: the default and an explicit false are different runs).
+    by_weight = "frontend.reorder_registers_by_weight"
+    check(e["config"]["params"][by_weight] == "true" and b["config"]["params"][by_weight] == "false",
+          f"{e['config']['params'][by_weight]} / {b['config']['params'][by_weight]}")
+    declared = ctx.run(*shape, "--mechanism", "expars", "--set", f"{by_weight}=false")
+    expect_rc(declared, 0)
+    check(declared.json()["config"]["params"][by_weight] == "false" and declared.json()["cycles"] != e["cycles"],
+          f"declared numbering: {declared.json()['config']['params'][by_weight]}, {declared.json()['cycles']} cycles")
     # The operand cache must hold one instruction's registers in whole lines per bank.
     bad_input(ctx, shape + ("--mechanism", "expars", "--set", "expars.operand_cache_bytes=1000"), 1,
               "expars.operand_cache_bytes=1000", "sm.register_banks = 16", "2048")
