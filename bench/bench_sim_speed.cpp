@@ -5,9 +5,10 @@
 // scripts/bench.sh runs it on the profile and on a generated trace.
 // --progress draws the run's progress line on stderr (what it costs); --set
 // key=value overrides a configuration key, as smshare run's (e.g.
-// dram.scheduler=frfcfs).
+// dram.scheduler=frfcfs); --mechanism M simulates a resource-sharing
+// mechanism (default baseline), as smshare run's (e.g. expars).
 //   usage: bench_sim_speed [config] [kernel] [--ctas N] [--trace DIR/kernelslist.g] [--progress]
-//                          [--set key=value]...
+//                          [--mechanism M] [--set key=value]...
 #include <sys/resource.h>
 
 #include <chrono>
@@ -48,6 +49,7 @@ int sc_main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) req.trace = argv[++i];
     else if (!std::strcmp(argv[i], "--progress")) req.progress = true;
     else if (!std::strcmp(argv[i], "--set") && i + 1 < argc) req.overrides.push_back(argv[++i]);
+    else if (!std::strcmp(argv[i], "--mechanism") && i + 1 < argc) req.mechanism = argv[++i];
     else if (positional == 0 && ++positional) req.config = argv[i];
     else req.kernel = argv[i];
   }
@@ -60,9 +62,9 @@ int sc_main(int argc, char** argv) {
     const double cpu = cpu_seconds() - cpu0;
     const double insts = r["warp_instructions"].get<double>();
     const double cycles = r["cycles"].get<double>();
-    std::printf("bench: %s on %s (%u SMs), %s\n", r["kernel"]["name"].get<std::string>().c_str(),
+    std::printf("bench: %s on %s (%u SMs), %s, %s\n", r["kernel"]["name"].get<std::string>().c_str(),
                 r["config"]["name"].get<std::string>().c_str(), static_cast<unsigned>(r["per_sm"].size()),
-                r["completed"].get<bool>() ? "completed" : "NOT completed");
+                r["mechanism"].get<std::string>().c_str(), r["completed"].get<bool>() ? "completed" : "NOT completed");
     std::printf("  simulated: %.0f warp-instructions, %.0f cycles (IPC %.2f)\n", insts, cycles, r["ipc"].get<double>());
     std::printf("  host:      %.3f s wall, %.3f s CPU (including set-up and report)\n", wall, cpu);
     std::printf("  speed:     %.0f warp-inst/s wall, %.0f warp-inst/s CPU\n", insts / wall, insts / cpu);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Simulation-speed benchmark: prints simulated warp-instructions and cycles
 # per host second for (1) the 15-SM Fermi running the hotspot profile to
-# completion and (2) a generated Accel-Sim trace of 1.92 M warp-instructions
-# (120 CTAs x 8 warps x 2000 instructions; issue 5's bench workload).
+# completion, with the baseline and with EXPARS (which mixes one CTA per SM:
+# its operand cache, prefetcher and scratchpad register traffic), and (2) a
+# generated Accel-Sim trace of 1.92 M warp-instructions (120 CTAs x 8 warps x
+# 2000 instructions; issue 5's bench workload).
 # Timing is measured, never asserted: this is not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +13,8 @@ make -C build -j"$(nproc)" bench_sim_speed >/dev/null
 
 echo "== hotspot profile on fermi-gtx480 =="
 build/bench_sim_speed fermi-gtx480 hotspot
+echo "== hotspot profile on fermi-gtx480 with EXPARS =="
+build/bench_sim_speed fermi-gtx480 hotspot --mechanism expars
 
 trace_dir=build/bench-trace
 if [ ! -f "$trace_dir/kernelslist.g" ]; then

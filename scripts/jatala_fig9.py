@@ -16,15 +16,13 @@ an unchanged smshare only rebuilds the outputs.
 usage: scripts/jatala_fig9.py [--smshare build/smshare] [--jobs 2] [--out out/sweeps/jatala-fig9]
                               [--no-sweep]   (use <out>/results.json as it is)
 """
-import argparse
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_sweep  # noqa: E402
-from sweep_results import Results, SweepError, label, load_spec, same, spec_axes  # noqa: E402
+from sweep_results import SweepError, label, same, spec_axes, subtree, sweep_and_read  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEC = os.path.join(ROOT, "configs", "sweeps", "jatala-fig9.yaml")
@@ -67,19 +65,6 @@ IPC_REGION = "Tables V / VII"  # the generated region of docs/jatala-reproductio
 
 def die(msg):
     sys.exit(f"jatala_fig9: {msg}")
-
-
-def subtree(row, prefix):
-    """The report's `prefix` object back from results.json's dotted columns."""
-    out = {}
-    for col, v in row.items():
-        if col.startswith(prefix + "."):
-            *path, leaf = col[len(prefix) + 1:].split(".")
-            node = out
-            for p in path:
-                node = node.setdefault(p, {})
-            node[leaf] = v
-    return out
 
 
 def reproduction_data(results, spec):
@@ -134,26 +119,18 @@ def reproduction_data(results, spec):
 
 def main():
     plot_sweep.ensure_matplotlib()
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--smshare", default=os.path.join(ROOT, "build", "smshare"))
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", default=os.path.join(ROOT, "out", "sweeps", "jatala-fig9"))
-    ap.add_argument("--no-sweep", action="store_true", help="use <out>/results.json as it is")
-    a = ap.parse_args()
-    if not a.no_sweep:
-        rc = subprocess.run([a.smshare, "sweep", SPEC, "--out", a.out, "--jobs", str(a.jobs)]).returncode
-        if rc != 0:
-            die(f"smshare sweep {SPEC} failed (exit {rc}); the failed runs' stderr.txt are under {a.out}/runs")
+    results, spec, out = sweep_and_read("jatala_fig9", __doc__.split("\n")[0], SPEC,
+                                        os.path.join(ROOT, "out", "sweeps", "jatala-fig9"),
+                                        os.path.join(ROOT, "build", "smshare"))
     try:
-        results = Results(os.path.join(a.out, "results.json"))
-        data, variants = reproduction_data(results, load_spec(SPEC))
+        data, variants = reproduction_data(results, spec)
     except SweepError as e:
         die(str(e))
     with open(os.path.join(ROOT, "docs", "jatala-reproduction-data.json"), "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
     write_tables(data, variants)
     plot(data, variants)
-    if plot_sweep.main([a.out, "--spec", SPEC]) != 0:
+    if plot_sweep.main([out, "--spec", SPEC]) != 0:
         die(f"plotting {SPEC}'s plot: entries failed")
 
 

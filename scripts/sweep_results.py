@@ -1,8 +1,11 @@
 """Reading a sweep's collected table (`smshare sweep`'s results.json, see
 docs/sweeps.md) and the axes its spec declares, shared by the scripts that
-plot or tabulate sweeps (plot_sweep.py, jatala_fig9.py)."""
+plot or tabulate sweeps (plot_sweep.py, jatala_fig9.py, expars_reproduction.py)."""
+import argparse
 import json
 import os
+import subprocess
+import sys
 
 import yaml
 
@@ -67,6 +70,19 @@ def label(v):
     return str(v)
 
 
+def subtree(row, prefix):
+    """The report's `prefix` object back from results.json's dotted columns."""
+    out = {}
+    for col, v in row.items():
+        if col.startswith(prefix + "."):
+            *path, leaf = col[len(prefix) + 1:].split(".")
+            node = out
+            for p in path:
+                node = node.setdefault(p, {})
+            node[leaf] = v
+    return out
+
+
 def results_path(arg):
     """A sweep's --out directory stands for its results.json."""
     return os.path.join(arg, "results.json") if os.path.isdir(arg) else arg
@@ -120,3 +136,26 @@ def spec_axes(spec):
     if grids:
         add("grid", list(range(len(grids))))
     return axes
+
+
+def sweep_and_read(tool, description, spec_path, default_out, default_smshare):
+    """The reproduction scripts' command line ([--smshare] [--jobs] [--out]
+    [--no-sweep]): runs `smshare sweep` on the spec unless --no-sweep (a sweep
+    never repeats a run it has), then returns the sweep's results.json read,
+    the spec and the output folder. Exits naming `tool` when the sweep fails
+    or its results.json or spec cannot be read."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--smshare", default=default_smshare)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", default=default_out)
+    ap.add_argument("--no-sweep", action="store_true", help="use <out>/results.json as it is")
+    a = ap.parse_args()
+    if not a.no_sweep:
+        rc = subprocess.run([a.smshare, "sweep", spec_path, "--out", a.out, "--jobs", str(a.jobs)]).returncode
+        if rc != 0:
+            sys.exit(f"{tool}: smshare sweep {spec_path} failed (exit {rc}); the failed runs' stderr.txt are under "
+                     f"{a.out}/runs")
+    try:
+        return Results(os.path.join(a.out, "results.json")), load_spec(spec_path), a.out
+    except SweepError as e:
+        sys.exit(f"{tool}: {e}")

@@ -86,6 +86,12 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
     return o.rfind("frontend.reorder_registers=", 0) == 0 || o.rfind("frontend.reorder_registers_by_weight=", 0) == 0;
   });
   run.configured = registry.configure(run.mechanism);
+  // A mechanism that numbers a profile's registers by weight (EXPARS) does so
+  // unless the run chose a numbering. Resolved here so the report echoes the
+  // numbering the run used, and a sweep's run identity (the effective
+  // settings) tells the mechanism's default from an explicit `false`.
+  if (!settings.numbering_given && req.trace.empty() && run.configured->descriptor().numbers_registers_by_weight)
+    settings.reorder_registers_by_weight = true;
   for (auto& kv : table.effective()) run.effective.push_back(kv);
   run.power_node = settings.power_node;
   return run;
@@ -129,8 +135,7 @@ PreparedRun prepare(const RunRequest& req, const std::string& command) {
   run.kernel_origin = profile.file;
   FrontendOptions options;
   options.reorder_registers = fe.reorder_registers;
-  options.reorder_registers_by_weight =
-      fe.reorder_registers_by_weight || (!fe.numbering_given && run.configured->descriptor().numbers_registers_by_weight);
+  options.reorder_registers_by_weight = fe.reorder_registers_by_weight;
   run.kernels.push_back(make_profile_kernel(profile, req.resources, options));
   return run;
 }

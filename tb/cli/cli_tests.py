@@ -815,6 +815,16 @@ def _(ctx):
         diff = [k for k in PIPELINE_FIELDS if r[k] != o[k]]
         check(not diff, f"numbering {numbering}: tau = 0 differs from the baseline in {diff}")
         check(o["mechanism_stats"]["bundles_prefetched"] == 0, f"{o['mechanism_stats']}")
+    # EXPARS numbers registers by weight unless the run says otherwise, and
+    # the report echoes the numbering used (a sweep's run identity is the
+    # echoed settings: the default and an explicit false are different runs).
+    by_weight = "frontend.reorder_registers_by_weight"
+    check(e["config"]["params"][by_weight] == "true" and b["config"]["params"][by_weight] == "false",
+          f"{e['config']['params'][by_weight]} / {b['config']['params'][by_weight]}")
+    declared = ctx.run(*shape, "--mechanism", "expars", "--set", f"{by_weight}=false")
+    expect_rc(declared, 0)
+    check(declared.json()["config"]["params"][by_weight] == "false" and declared.json()["cycles"] != e["cycles"],
+          f"declared numbering: {declared.json()['config']['params'][by_weight]}, {declared.json()['cycles']} cycles")
     # A stateful scheduler demotes a warp the gate refused and takes it back in a later order: with a tiny
     # operand cache on 2 register banks, the SM once called that a deadlock (rc 3 at cycle 105,549).
     tiny = ("run", "--config", "fermi-gtx480", "--kernel", "mri-q", "--ctas", 6, "--set", "gpu.num_sms=1",

@@ -11,13 +11,14 @@ import copy
 import json
 import os
 import sys
-import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jatala_fig9  # noqa: E402
-from sweep_results import Results, SweepError, load_spec, spec_axes  # noqa: E402
+import sweep_fixtures  # noqa: E402
+from sweep_results import SweepError, load_spec, spec_axes  # noqa: E402
 
 with open(os.path.join(ROOT, "docs", "jatala-reproduction-data.json")) as f:
     DATA = json.load(f)
@@ -62,15 +63,7 @@ def rows(data=DATA):
 
 
 def results(row_list):
-    d = tempfile.mkdtemp(prefix="jatala_fig9_")
-    path = os.path.join(d, "results.json")
-    with open(path, "w") as f:
-        json.dump({"sweep": "jatala-fig9", "spec": jatala_fig9.SPEC,
-                   "columns": sorted({c for r in row_list for c in r}), "rows": row_list}, f)
-    r = Results(path)
-    os.remove(path)
-    os.rmdir(d)
-    return r
+    return sweep_fixtures.results("jatala-fig9", jatala_fig9.SPEC, row_list)
 
 
 class ReadResults(unittest.TestCase):
