@@ -13,18 +13,19 @@ BundleReader::BundleReader(std::unique_ptr<WarpProgram> program, const BundleRul
 }
 
 bool BundleReader::next(WarpInstruction& out) {
-  if (next_ == buffer_.size() && !read_bundle()) return false;
-  out = buffer_[next_++];
+  if (next_ == count_ && !read_bundle()) return false;
+  copy_decoded(out, buffer_[next_++]);
   return true;
 }
 
 bool BundleReader::read_bundle() {
-  buffer_.clear();
-  next_ = 0;
+  count_ = next_ = 0;
   Bundle b;
   uint32_t spilled = 0;  // registers >= start_reg in b.used
-  WarpInstruction inst;
   for (;;) {
+    // Read straight into the buffer, whose entries live from bundle to bundle.
+    if (count_ == buffer_.size()) buffer_.emplace_back();
+    WarpInstruction& inst = buffer_[count_];
     if (held_) {
       inst = held_instruction_;
       held_ = false;
@@ -54,7 +55,7 @@ bool BundleReader::read_bundle() {
     }
     for (uint8_t i = 0; i < inst.num_dst; ++i)
       if (inst.dst[i] != kNoReg) b.used.set(inst.dst[i]);
-    buffer_.push_back(inst);
+    ++count_;
     ++b.instructions;
     if (inst.op == OpClass::Control || inst.op == OpClass::Barrier || inst.op == OpClass::Exit ||
         b.instructions == rules_.max_instructions)

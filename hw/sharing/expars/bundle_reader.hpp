@@ -65,8 +65,8 @@ class BundleReader final : public WarpProgram {
   BundleRules rules_;
   BundleSink& sink_;
   uint32_t slot_;
-  std::vector<WarpInstruction> buffer_;
-  size_t next_ = 0;
+  std::vector<WarpInstruction> buffer_;  // the bundle read: entries [0, count_)
+  size_t count_ = 0, next_ = 0;
   bool held_ = false;         // held_instruction_ did not fit the last bundle: it starts the next
   WarpInstruction held_instruction_;
 };

@@ -112,6 +112,7 @@ void ExparsSm::issued(const WarpContext& w, const WarpInstruction& inst) {
   WarpState& st = warps_[w.slot];
   if (st.phase != Phase::Ready || st.remaining == 0)
     throw std::logic_error("EXPARS: warp slot " + std::to_string(w.slot) + " issued outside a ready bundle");
+  ++line_events_;  // the bundle's end comes nearer: its lines may unpin
   // The SM never reads a barrier's or an exit's operands, so nothing would
   // release a hold on them: it would pin the line until the warp finishes.
   if (!acts_at_issue(inst.op)) {
@@ -129,6 +130,7 @@ void ExparsSm::issued(const WarpContext& w, const WarpInstruction& inst) {
 // --- hooks
 
 std::unique_ptr<WarpProgram> ExparsSm::decode(const WarpContext& w, std::unique_ptr<WarpProgram> program) {
+  ++line_events_;
   WarpState& st = warps_[w.slot];
   st = WarpState{};
   st.valid = true;
@@ -145,6 +147,7 @@ void ExparsSm::decoded(uint32_t slot, const Bundle& bundle) {
 }
 
 void ExparsSm::start_bundle(uint32_t slot, bool continuing) {
+  ++line_events_;
   WarpState& st = warps_[slot];
   st.current = st.decoded.front();
   st.decoded.pop_front();
@@ -173,6 +176,7 @@ void ExparsSm::start_bundle(uint32_t slot, bool continuing) {
 }
 
 void ExparsSm::account(const WarpContext& w, const WarpInstruction& inst, bool sources, bool hold) {
+  ++line_events_;
   const uint8_t n = sources ? inst.num_src : inst.num_dst;
   for (uint8_t i = 0; i < n; ++i) {
     const uint16_t reg = sources ? inst.src[i] : inst.dst[i];
@@ -190,11 +194,13 @@ void ExparsSm::operands_read(const WarpContext& w, const WarpInstruction& inst) 
 
 void ExparsSm::register_written(const WarpContext& w, uint16_t reg) {
   if (!spilled(w.cta_slot, reg)) return;
+  ++line_events_;
   const int line = cache_.find(w.slot, reg);
   if (line != OperandCache::kAbsent) cache_.release(static_cast<uint32_t>(line));
 }
 
 void ExparsSm::warp_finished(const WarpContext& w) {
+  ++line_events_;
   cache_.drop_warp(w.slot);  // its registers are dead: nothing to write back
   queue_.erase(std::remove(queue_.begin(), queue_.end(), w.slot), queue_.end());
   warps_[w.slot] = WarpState{};
@@ -217,9 +223,12 @@ void ExparsSm::step(uint64_t cycle) {
   const uint32_t head = queue_.front();
   WarpState& st = warps_[head];
   if (st.phase == Phase::Queued) {
+    if (blocked_ && blocked_head_ == head && blocked_events_ == line_events_) return;  // the same plan would fail
     if (!place_head(head)) {
       if (!blocked_) blocked_since_ = cycle;
       blocked_ = true;
+      blocked_head_ = head;
+      blocked_events_ = line_events_;
       return;
     }
     if (blocked_) space_waits_ += cycle - blocked_since_;
@@ -255,23 +264,38 @@ void ExparsSm::step(uint64_t cycle) {
 
 bool ExparsSm::place_head(uint32_t slot) {
   WarpState& st = warps_[slot];
-  std::vector<bool> chosen(cache_.lines(), false);
-  std::vector<std::pair<uint16_t, uint32_t>> placed;  // (register, line) of the registers not cached
-  uint32_t hits = 0;
+  // What each line can be for this plan: taken (pinned, or already the
+  // warp's), evictable, or free.
+  std::vector<LineUse>& use = line_use_;
+  use.resize(cache_.lines());
+  uint32_t available = 0;
+  for (uint32_t i = 0; i < cache_.lines(); ++i) {
+    const OperandCache::Line& l = cache_.line(i);
+    use[i] = !l.valid ? LineUse::Free : pinned(l) ? LineUse::Taken : LineUse::Evictable;
+    available += use[i] != LineUse::Taken;
+  }
+  uint32_t hits = 0, needed = 0;
   for (uint32_t r = rat_.start_reg(); r <= rat_.max_reg(); ++r) {
     if (!st.current.used.test(r)) continue;
     const int line = cache_.find(slot, static_cast<uint16_t>(r));
-    if (line != OperandCache::kAbsent) {
-      chosen[static_cast<uint32_t>(line)] = true;
+    if (line == OperandCache::kAbsent) {
+      ++needed;
+    } else {
+      available -= use[static_cast<uint32_t>(line)] != LineUse::Taken;
+      use[static_cast<uint32_t>(line)] = LineUse::Taken;
       ++hits;
     }
   }
+  // Any free or evictable line can take any register: the plan fits iff
+  // there are enough of them (nothing has changed yet).
+  if (needed > available) return false;
+  std::vector<std::pair<uint16_t, uint32_t>>& placed = placed_;
+  placed.clear();
   for (uint32_t r = rat_.start_reg(); r <= rat_.max_reg(); ++r) {
     if (!st.current.used.test(r) || cache_.find(slot, static_cast<uint16_t>(r)) != OperandCache::kAbsent) continue;
-    const int line = choose_line(cache_.preferred_bank(slot, static_cast<uint16_t>(r)), chosen);
-    if (line < 0) return false;  // nothing changed yet
-    chosen[static_cast<uint32_t>(line)] = true;
-    placed.emplace_back(static_cast<uint16_t>(r), static_cast<uint32_t>(line));
+    const uint32_t line = choose_line(cache_.preferred_bank(slot, static_cast<uint16_t>(r)), use);
+    use[line] = LineUse::Taken;
+    placed.emplace_back(static_cast<uint16_t>(r), line);
   }
   // Commit: the hits now belong to this bundle; the other lines are freed
   // (write-backs first) and filled with the registers read before written.
@@ -294,19 +318,17 @@ bool ExparsSm::place_head(uint32_t slot) {
   return true;
 }
 
-int ExparsSm::choose_line(uint32_t preferred_bank, const std::vector<bool>& chosen) const {
+uint32_t ExparsSm::choose_line(uint32_t preferred_bank, const std::vector<LineUse>& use) const {
   const uint32_t lines = cache_.lines(), banks = cache_.banks();
-  // A free line of the register's bank, then any free line, then a line of
-  // a finished bundle in its bank, then any such line.
+  // A free line of the register's bank, then any free line, then an
+  // evictable line of its bank, then any evictable line.
   for (int pass = 0; pass < 4; ++pass) {
-    const bool own_bank = pass % 2 == 0, free_only = pass < 2;
-    for (uint32_t i = own_bank ? preferred_bank : 0; i < lines; i += own_bank ? banks : 1) {
-      if (chosen[i]) continue;
-      const OperandCache::Line& l = cache_.line(i);
-      if (free_only ? !l.valid : !pinned(l)) return static_cast<int>(i);
-    }
+    const bool own_bank = pass % 2 == 0;
+    const LineUse wanted = pass < 2 ? LineUse::Free : LineUse::Evictable;
+    for (uint32_t i = own_bank ? preferred_bank : 0; i < lines; i += own_bank ? banks : 1)
+      if (use[i] == wanted) return i;
   }
-  return -1;
+  throw std::logic_error("EXPARS: no line for a register of a plan that fits");
 }
 
 bool ExparsSm::scratchpad_free(uint64_t cycle) const {

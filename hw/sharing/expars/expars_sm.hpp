@@ -167,8 +167,10 @@ class ExparsSm final : public BundleSink {
   // reserves lines for the others, queues the transfers. False, changing
   // nothing, when some register finds no line.
   bool place_head(uint32_t slot);
-  // A line for a register preferring `preferred_bank`, not among `chosen`; -1 if none.
-  int choose_line(uint32_t preferred_bank, const std::vector<bool>& chosen) const;
+  enum class LineUse : uint8_t { Free, Evictable, Taken };
+  // A line for a register preferring `preferred_bank`, by `use` (there must
+  // be a free or evictable one).
+  uint32_t choose_line(uint32_t preferred_bank, const std::vector<LineUse>& use) const;
   bool scratchpad_free(uint64_t cycle) const;
   void take_scratchpad(bool is_write, uint64_t cycle);
 
@@ -185,6 +187,13 @@ class ExparsSm final : public BundleSink {
   std::deque<Transfer> transfers_;   // the head's, write-backs first
   bool blocked_ = false;             // the head found no room in the cache ...
   uint64_t blocked_since_ = 0;       // ... since this cycle
+  // Counts every event that can free a line for the head (an access done, an
+  // instruction issued, a bundle taken, a warp gone): a blocked head is
+  // planned again only after one (place_head is a function of that state).
+  uint64_t line_events_ = 0, blocked_events_ = 0;
+  uint32_t blocked_head_ = 0;
+  std::vector<LineUse> line_use_;                      // place_head's scratch: what each line can be
+  std::vector<std::pair<uint16_t, uint32_t>> placed_;  // ... and (register, line) of the registers not cached
   uint64_t latest_ready_ = 0;        // the latest cycle a prefetched warp becomes ready
   uint64_t last_step_ = ~0ull;       // the last cycle step() ran
   uint32_t resident_rf_ = 0, mixed_resident_ = 0;
