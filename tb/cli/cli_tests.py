@@ -825,6 +825,20 @@ def _(ctx):
     expect_rc(declared, 0)
     check(declared.json()["config"]["params"][by_weight] == "false" and declared.json()["cycles"] != e["cycles"],
           f"declared numbering: {declared.json()['config']['params'][by_weight]}, {declared.json()['cycles']} cycles")
+    # The waveform shows the prefetcher's queue and head warp and the operand cache's lines under their modules.
+    vcd = ctx.tmp / "expars.vcd"
+    res = ctx.run("run", "--config", "fermi-gtx480", "--kernel", "btree", "--ctas", 3, "--set", "gpu.num_sms=1",
+                  "--mechanism", "expars", "--vcd", vcd, "--json")
+    expect_rc(res, 0)
+    wave = Vcd(vcd)
+    seen = {}
+    for _, name, v in wave.changes:
+        seen[name] = max(seen.get(name, v), v)
+    for signal in ("register_prefetcher.prefetching_queue", "register_prefetcher.head_warp",
+                   "register_prefetcher.schedulable_warps", "operand_cache.valid_lines", "operand_cache.fills",
+                   "register_allocation_table.mixed_ctas"):
+        check(seen.get("gpu.sm0." + signal, 0) > 0, f"gpu.sm0.{signal} never above 0 in the VCD")
+    check(seen["gpu.sm0.operand_cache.valid_lines"] <= 16, f"{seen['gpu.sm0.operand_cache.valid_lines']} lines")
     # A stateful scheduler demotes a warp the gate refused and takes it back in a later order: with a tiny
     # operand cache on 2 register banks, the SM once called that a deadlock (rc 3 at cycle 105,549).
     tiny = ("run", "--config", "fermi-gtx480", "--kernel", "mri-q", "--ctas", 6, "--set", "gpu.num_sms=1",
