@@ -8,7 +8,9 @@
 // instructions (2 on a dual-issue cycle, sm.dual_issue: both are
 // issued_warp's); `ready_warps`, its warps ready to issue as far as they
 // themselves are concerned (the mechanism's gate or a full collector pool
-// may still hold them). Counter: `issued` (instructions).
+// may still hold them); `active_limit`, the most warps its policy may hold
+// active (two-level's `sm.two_level_active_warps`; LTLWS's W_opt once its
+// first warp finished, Eq. 14; 0: no limit). Counter: `issued` (instructions).
 #pragma once
 
 #include "hw/common/structure_module.hpp"
@@ -25,7 +27,10 @@ class SchedulerModule : public StructureModule {
     probe("issued_warp", probes.issued_warp);
     probe("issued_this_cycle", probes.issued_this_cycle);
     probe("ready_warps", probes.ready_warps);
+    probe("active_limit", active_limit_);
   }
+
+  void update_probes(uint64_t) override { active_limit_ = policy_.active_limit(); }
 
   // The policy's name ("lrr", "gto", ...).
   std::string policy() const { return policy_.name(); }
@@ -35,6 +40,7 @@ class SchedulerModule : public StructureModule {
  private:
   const SchedulerPolicy& policy_;
   const SchedulerProbes& probes_;
+  uint32_t active_limit_ = 0;
 };
 
 }  // namespace smshare

@@ -182,6 +182,7 @@ class TwoLevelPolicy final : public SchedulerPolicy {
 
   // The active set's size from the next order() on (kUnlimitedActiveSet: no limit).
   void set_active_set(uint32_t active_set) { active_set_ = active_set; }
+  uint32_t active_limit() const override { return active_set_ == kUnlimitedActiveSet ? 0 : active_set_; }
 
   void order(const std::vector<WarpView>& warps, std::vector<uint32_t>& order) override {
     track_arrivals_and_departures(warps);
@@ -377,6 +378,8 @@ class LtlwsPolicy final : public SchedulerPolicy {
     two_level_.set_active_set(static_cast<uint32_t>(std::min<uint64_t>(w_opt, kUnlimitedActiveSet)));
     sized_ = true;
   }
+
+  uint32_t active_limit() const override { return two_level_.active_limit(); }
 
   void kernel_started() override {
     two_level_.set_active_set(kUnlimitedActiveSet);

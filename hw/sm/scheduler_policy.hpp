@@ -44,6 +44,9 @@ class SchedulerPolicy {
   // may then skip it in a cycle in which none of the scheduler's warps can
   // issue. (Two-level's order() moves warps between its sets.)
   virtual bool stateless_order() const { return false; }
+  // The most warps its order() may hold (two-level's active set; LTLWS's
+  // W_opt once the first warp has finished); 0: no limit.
+  virtual uint32_t active_limit() const { return 0; }
 };
 
 // "lrr", "gto", "two-level", "owf", "ltlws-lrr", "ltlws-gto"; throws

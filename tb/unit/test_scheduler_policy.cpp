@@ -224,6 +224,11 @@ TEST(SchedulerLtlws, InnerOrderIsTheNamedOne) {
   EXPECT_EQ(order_of(*gto, w), (Order{3, 0, 1, 2, 4}));  // greedy, then oldest
 }
 
+TEST(SchedulerPolicy, ActiveLimitIsTwoLevelsSetAndNoneForTheOthers) {
+  EXPECT_EQ(make_scheduler_policy("two-level", 8)->active_limit(), 8u);
+  for (const char* name : {"lrr", "gto", "owf"}) EXPECT_EQ(make_scheduler_policy(name, 8)->active_limit(), 0u) << name;
+}
+
 TEST(SchedulerLtlws, FirstFinishedWarpSetsTheActiveSetByEq14) {
   // Four warps issued 10, 10, 5 and 5 instructions when warp 0 finishes
   // after its 10: W_opt = floor(30 / 10) = 3. Slots 4 and 5 are empty until
@@ -233,11 +238,13 @@ TEST(SchedulerLtlws, FirstFinishedWarpSetsTheActiveSetByEq14) {
   w[4].valid = false;
   w[5].valid = false;
   EXPECT_EQ(order_of(*p, w), (Order{0, 1, 2, 3}));
+  EXPECT_EQ(p->active_limit(), 0u);  // no limit yet (the scheduler module's active_limit probe)
   issue(*p, 0, 10);
   issue(*p, 1, 10);
   issue(*p, 2, 5);
   issue(*p, 3, 5);
   finish(*p, w, 0);
+  EXPECT_EQ(p->active_limit(), 3u);
   EXPECT_EQ(order_of(*p, w), (Order{1, 2, 3}));
   for (uint32_t slot : {0u, 4u, 5u}) {
     w[slot].valid = true;
