@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -238,10 +239,13 @@ std::string first_word(std::string_view line) {
 // One warp's instruction stream, decoded line by line from the mapping.
 class TraceWarpProgram : public WarpProgram {
  public:
+  // `phases`: the kernel's (null when it has one phase: every instruction's
+  // phase is 0).
   TraceWarpProgram(std::shared_ptr<const MappedTraceFile> file, std::shared_ptr<const TraceLineParser> parser,
-                   uint64_t offset, uint32_t count, uint64_t line_no)
+                   uint64_t offset, uint32_t count, uint64_t line_no, std::shared_ptr<const TracePhases> phases)
       : file_(std::move(file)),
         parser_(std::move(parser)),
+        phases_(std::move(phases)),
         cursor_{file_->data() + offset, file_->end(), line_no},
         remaining_(count) {}
 
@@ -259,6 +263,7 @@ class TraceWarpProgram : public WarpProgram {
       // An EXIT before the warp's last line retires only its active threads
       // (a bounds-check return); the warp goes on, so it is control flow here.
       if (out.op == OpClass::Exit && remaining_ > 0) out.op = OpClass::Control;
+      if (phases_) out.phase = phases_->phase_of(out.pc);
       return true;
     }
     return false;
@@ -267,6 +272,7 @@ class TraceWarpProgram : public WarpProgram {
  private:
   std::shared_ptr<const MappedTraceFile> file_;
   std::shared_ptr<const TraceLineParser> parser_;
+  std::shared_ptr<const TracePhases> phases_;
   LineCursor cursor_;
   uint32_t remaining_;
 };
@@ -336,9 +342,26 @@ TraceKernel::TraceKernel(const std::string& path, const ResourceOverrides& overr
 
   build_index(body, body_line);
   total_warp_instructions_ = count_streamed_instructions();
+  derive_phases();
 }
 
 TraceKernel::~TraceKernel() = default;
+
+void TraceKernel::derive_phases() {
+  // From the first warp the file traces (trace_phases.hpp); a kernel of one
+  // phase is a kernel without phases.
+  const auto first = std::find_if(warps_.begin(), warps_.end(), [](const WarpIndex& w) { return w.count > 0; });
+  if (first == warps_.end()) return;
+  TraceWarpProgram program(file_, parser_, first->offset, first->count, first->line, nullptr);
+  std::vector<WarpInstruction> stream;
+  stream.reserve(first->count);
+  WarpInstruction inst;
+  while (program.next(inst)) stream.push_back(inst);
+  auto phases = std::make_shared<const TracePhases>(stream);
+  if (phases->names().size() < 2) return;
+  resources_.phase_names = phases->names();
+  phases_ = std::move(phases);
+}
 
 uint64_t TraceKernel::count_streamed_instructions() const {
   // As warp_program() streams them: grid CTA c replays file CTA c mod the
@@ -528,7 +551,7 @@ std::unique_ptr<WarpProgram> TraceKernel::warp_program(uint32_t cta_id, uint32_t
   if (!c.present) return std::make_unique<EmptyWarpProgram>();
   const WarpIndex& w = warps_[c.first_warp + warp_in_cta % header_.warps_per_cta()];
   if (w.count == 0) return std::make_unique<EmptyWarpProgram>();
-  return std::make_unique<TraceWarpProgram>(file_, parser_, w.offset, w.count, w.line);
+  return std::make_unique<TraceWarpProgram>(file_, parser_, w.offset, w.count, w.line, phases_);
 }
 
 // ---------------------------------------------------------------- kernel list

@@ -19,6 +19,7 @@
 
 #include "hw/frontend/kernel.hpp"
 #include "hw/frontend/trace_parser.hpp"
+#include "hw/frontend/trace_phases.hpp"
 
 namespace smshare {
 
@@ -86,6 +87,9 @@ class TraceKernel : public KernelSource {
   };
   void build_index(const char* body, uint64_t body_line);
   uint64_t count_streamed_instructions() const;
+  // Zorua's phases from the first traced warp's stream (trace_phases.hpp):
+  // resources_.phase_names and phases_, left empty for one phase.
+  void derive_phases();
 
   std::string path_;
   TraceHeader header_;
@@ -97,6 +101,7 @@ class TraceKernel : public KernelSource {
   std::vector<WarpIndex> warps_;  // warps_per_cta per present CTA
   TraceStats stats_;
   uint64_t total_warp_instructions_ = 0;
+  std::shared_ptr<const TracePhases> phases_;  // null: one phase
 };
 
 // A memcpy line of the kernel list (the model does not time them).

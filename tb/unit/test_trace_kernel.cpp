@@ -160,6 +160,13 @@ TEST(TraceKernel, HandwrittenTraceResourcesAndStreams) {
     EXPECT_EQ(w1[i].op, expected[i]) << i;
     EXPECT_EQ(w0[i].pc, 0x10u * i) << i;
   }
+  // Zorua's phases (trace_phases.hpp): the barrier (instruction 5) ends the
+  // first; the live sets of the eight others never differ enough 10 apart.
+  EXPECT_EQ(k.resources().phase_names, (std::vector<std::string>{"phase0", "phase1"}));
+  for (size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(w0[i].phase, i <= 5 ? 0 : 1) << i;
+    EXPECT_EQ(w1[i].phase, i <= 5 ? 0 : 1) << i;
+  }
   // Format 0: lane i at 0x7f0000010000 + 128 i (warp 1: 0x7f0000011000 + 128 i).
   for (unsigned lane = 0; lane < 32; ++lane) {
     EXPECT_EQ(w0[2].addr[lane], 0x7f0000010000u + 128u * lane);

@@ -1,0 +1,57 @@
+// Phases of a traced kernel, by Zorua's rule (Vijaykumar et al. 2016,
+// Sec. 4.3): a kernel is cut where the set of live registers changes by at
+// least 25 %, at least 10 instructions after the last cut and not where the
+// warp is diverged; a barrier always ends a phase. Profiles declare their
+// phases (kernel_profile.hpp, `phases:`); a trace has only its instructions,
+// so the front end derives them, one phase model for both (KernelResources::
+// phase_names, WarpInstruction::phase).
+//
+// The rule is applied to one warp's dynamic stream (the kernel's first
+// traced warp, whose code every warp runs): a register is live before an
+// instruction if the stream reads it at or after that instruction before
+// writing it (exact for that stream: loops are unrolled in it). The live set
+// "changes by 25 %" when the symmetric difference of the set at the phase's
+// start and the set now is at least a quarter of their union. "Diverged":
+// the instruction's active mask is not the warp's first instruction's. Each
+// PC then belongs to the phase of its first execution in that stream (Zorua
+// places its phase specifiers in the static code), and a PC the stream never
+// ran to that of the nearest lower PC it ran.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hw/common/instruction.hpp"
+
+namespace smshare {
+
+class TracePhases {
+ public:
+  static constexpr uint32_t kMinInstructions = 10;  // between two cuts (barriers aside)
+  static constexpr uint32_t kChangePercent = 25;    // live-set change that makes a cut
+
+  // Derives the phases from one warp's stream (empty: one phase).
+  explicit TracePhases(const std::vector<WarpInstruction>& stream);
+
+  // "phase0", "phase1", ... in order (one name when nothing was cut).
+  const std::vector<std::string>& names() const { return names_; }
+  // The phase of the instruction at `pc`.
+  uint16_t phase_of(uint64_t pc) const;
+  // The phase each instruction of the stream was given (for tests and
+  // documentation), in stream order.
+  const std::vector<uint16_t>& stream_phases() const { return stream_phases_; }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::pair<uint64_t, uint16_t>> by_pc_;  // sorted by pc
+  // phase_of() for every 8-byte PC slot up to the last known PC (SASS
+  // instructions are 8 or 16 bytes), so a streamed instruction looks its
+  // phase up in one step; empty for code too large to tabulate.
+  std::vector<uint16_t> by_slot_;
+  uint16_t lookup(uint64_t pc) const;  // phase_of by binary search in by_pc_
+  std::vector<uint16_t> stream_phases_;
+};
+
+}  // namespace smshare
