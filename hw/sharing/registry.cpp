@@ -76,6 +76,16 @@ std::vector<std::unique_ptr<MechanismStructureModule>> ConfiguredMechanism::make
   return descriptor_->make_modules(sm, *settings_, sm_id);
 }
 
+SmSlots ConfiguredMechanism::slots(const SmSpec& sm, uint32_t sm_id) const {
+  if (!descriptor_->slots) return physical_slots(sm);
+  const SmSlots s = descriptor_->slots(sm, *settings_, sm_id);
+  if ((s.warps == 0) != (s.ctas == 0))
+    throw InputError("--mechanism " + name() + ": SM " + std::to_string(sm_id) + " gets " + std::to_string(s.warps) +
+                     " warp slots and " + std::to_string(s.ctas) +
+                     " CTA slots; an SM holds both or neither (an inactive SM)");
+  return s;
+}
+
 AddedHardware ConfiguredMechanism::hardware(const GpuSpec& spec) const {
   return descriptor_->hardware ? descriptor_->hardware(spec, *settings_) : AddedHardware{};
 }

@@ -91,6 +91,10 @@ struct MechanismDescriptor {
                                                                           uint32_t sm_id)>
       make_modules;
 
+  // The warp and CTA slots SM `sm_id` holds (mechanism.hpp, SmSlots). Empty:
+  // the SM's own (physical_slots).
+  std::function<SmSlots(const SmSpec&, const MechanismSettings&, uint32_t sm_id)> slots;
+
   // What it adds to the GPU's area and energy (storage sized from `spec` and
   // the settings, paper costs, gated units, cross-SM wiring). Empty: nothing
   // (baseline).
@@ -144,6 +148,10 @@ class ConfiguredMechanism {
   // The descriptor's make_modules for SM `sm_id` (none when it is empty);
   // call it while SM `sm_id`'s module is being constructed.
   std::vector<std::unique_ptr<MechanismStructureModule>> make_modules(const SmSpec& sm, uint32_t sm_id) const;
+  // The descriptor's slots for SM `sm_id` (the SM's own when it is empty);
+  // InputError naming the mechanism if it gives an SM no warp slot for a CTA
+  // slot or CTA slots without warp slots.
+  SmSlots slots(const SmSpec& sm, uint32_t sm_id) const;
   AddedHardware hardware(const GpuSpec& spec) const;
 
  private:

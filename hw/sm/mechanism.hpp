@@ -21,6 +21,17 @@ namespace smshare {
 
 class BankArbitrator;
 
+// The warp and CTA slots an SM holds: its own (sm.max_warps, sm.max_ctas),
+// or what the run's mechanism decides (Zorua's logical warps and CTAs, a
+// cross-SM group's merged slots, an inactive SM's none). Fixed before
+// elaboration, like the mechanism: the SM's per-slot state is sized by them.
+// The mechanism's admission must admit no more than they hold.
+struct SmSlots {
+  uint32_t warps = 0;
+  uint32_t ctas = 0;
+};
+inline SmSlots physical_slots(const SmSpec& sm) { return {sm.max_warps, sm.max_ctas}; }
+
 // What a mechanism may know about a warp when routing or gating it.
 struct WarpContext {
   uint32_t slot = 0;         // warp slot on the SM

@@ -117,12 +117,16 @@ uint32_t request_sector_bytes(const GpuSpec& gpu) {
 }  // namespace
 
 SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
+    : SmCore(sm_id, gpu, memory, physical_slots(gpu.sm)) {}
+
+SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmSlots slots)
     : sm_id_(sm_id),
       gpu_(gpu),
       spec_(gpu.sm),
+      slots_(slots),
       memory_(memory),
-      warps_(spec_.max_warps),
-      ctas_(spec_.max_ctas),
+      warps_(slots.warps),
+      ctas_(slots.ctas),
       line_bytes_(request_line_bytes(gpu)),
       sector_chunks_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
       pipelined_(spec_.pipeline_registers),
@@ -157,7 +161,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
     ready_need_.emplace_back();
     ready_need_.back().fill(0);
     ready_slot_sum_.push_back(0);
-    for (uint32_t slot = s; slot < spec_.max_warps; slot += spec_.num_schedulers) {
+    for (uint32_t slot = s; slot < slots_.warps; slot += spec_.num_schedulers) {
       WarpView v;
       v.slot = slot;
       sched_views_.back().push_back(v);
@@ -199,7 +203,7 @@ bool SmCore::launch_one_cta() {
   while (cta_slot < ctas_.size() && ctas_[cta_slot].valid) ++cta_slot;
   if (cta_slot == ctas_.size()) return false;
   const uint32_t warps_needed = kernel_->resources().warps_per_cta(spec_.warp_size);
-  if (resident_warps_ + warps_needed > spec_.max_warps) return false;
+  if (resident_warps_ + warps_needed > slots_.warps) return false;
   CtaAllocation alloc;
   if (!mechanism_.admission->try_admit(cta_slot, alloc)) return false;
 
@@ -211,7 +215,7 @@ bool SmCore::launch_one_cta() {
   cta.arrived = 0;
   cta.release_pending = false;
   for (uint32_t w = 0, slot = 0; w < warps_needed; ++w) {
-    while (warps_[slot].valid) ++slot;  // free slots exist: checked against max_warps above
+    while (warps_[slot].valid) ++slot;  // free slots exist: checked against the warp slots above
     Warp& warp = warps_[slot];
     warp.valid = true;
     warp.stream_done = false;
@@ -327,7 +331,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
     // refusal of this cycle only in the next: its next order may try a
     // warp the gate lets through. Run that cycle first; a bounded number of
     // times, so that warps the gate refuses for good still end in a deadlock.
-    if (!stateless_orders_ && (refusal_shown_ || refusals_unseen()) && refusal_only_cycles_++ < 2 * spec_.max_warps)
+    if (!stateless_orders_ && (refusal_shown_ || refusals_unseen()) && refusal_only_cycles_++ < 2 * slots_.warps)
       return cycle + 1;
     // Warps are resident, nothing moved, and nothing is due: no future
     // event can change that (e.g. a barrier or lock that can never open).

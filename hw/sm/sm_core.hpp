@@ -143,7 +143,10 @@ class SmCore {
   // arrives (memory_response() then says from which cycle the SM is due).
   static constexpr uint64_t kAwaitMemory = kNever - 1;
 
+  // `slots`: the warp and CTA slots the SM holds (the run's mechanism's;
+  // by default the SM's own).
   SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory);
+  SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmSlots slots);
 
   // Makes `kernel` the SM's workload, with `mechanism` built for it, fed by
   // `dispatcher`. Kernels run one after another: the SM must be empty.
@@ -169,6 +172,7 @@ class SmCore {
   uint64_t memory_response(uint64_t token, uint64_t cycle);
 
   bool has_work() const { return resident_ctas_ > 0; }
+  const SmSlots& slots() const { return slots_; }
   bool deadlocked() const { return deadlocked_; }
   // The pipeline's statistics with the components' activity filled in.
   SmStats stats() const;
@@ -279,6 +283,7 @@ class SmCore {
   const uint32_t sm_id_;
   const GpuSpec& gpu_;
   const SmSpec& spec_;
+  const SmSlots slots_;
   KernelSource* kernel_ = nullptr;
   Mechanism mechanism_;
   GlobalMemoryPort& memory_;
@@ -422,8 +427,8 @@ class SmCore {
   // fetch_wanted_ counts the set bits for its early return.
   std::vector<uint64_t> fetch_wanted_slots_;
   uint32_t fetch_wanted_ = 0;
-  // The first k' >= k (k' < max_warps) for which slot (start + k') mod
-  // max_warps wants a fetch; max_warps if none: fetch()'s round-robin scan.
+  // The first k' >= k (k' < warp slots) for which slot (start + k') mod
+  // warp slots wants a fetch; the warp slots if none: fetch()'s round-robin scan.
   uint32_t next_fetch_candidate(uint32_t start, uint32_t k) const;
   uint64_t next_age_ = 0;
   uint32_t resident_ctas_ = 0;

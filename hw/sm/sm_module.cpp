@@ -20,12 +20,13 @@ using sc_core::sc_time;
 using sc_core::SC_PS;
 
 SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu,
-                   const MechanismModuleFactory& make_mechanism_modules)
+                   const MechanismModuleFactory& make_mechanism_modules, std::optional<SmSlots> slots)
     : sc_module(name),
       socket("socket"),
       sm_id_(sm_id),
       period_ps_(gpu.core_period_ps()),
-      core_(std::make_unique<SmCore>(sm_id, gpu, static_cast<GlobalMemoryPort&>(*this))) {
+      core_(std::make_unique<SmCore>(sm_id, gpu, static_cast<GlobalMemoryPort&>(*this),
+                                     slots.value_or(physical_slots(gpu.sm)))) {
   payload_.set_streaming_width(0);
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);

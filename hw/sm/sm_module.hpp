@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,10 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   using MechanismModuleFactory =
       std::function<std::vector<std::unique_ptr<MechanismStructureModule>>(uint32_t sm_id)>;
 
+  // `slots`: the warp and CTA slots the SM holds (the run's mechanism's;
+  // the SM's own when not given).
   SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu,
-           const MechanismModuleFactory& make_mechanism_modules = {});
+           const MechanismModuleFactory& make_mechanism_modules = {}, std::optional<SmSlots> slots = std::nullopt);
 
   SmCore& core() { return *core_; }
   const SmCore& core() const { return *core_; }

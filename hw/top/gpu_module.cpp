@@ -17,9 +17,9 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
   cta_dispatcher_ = std::make_unique<CtaDispatcherModule>("cta_dispatcher");
   memory_ = std::make_unique<MemorySystem>("memory", spec);
   for (uint32_t i = 0; i < spec.num_sms; ++i) {
-    auto sm = std::make_unique<SmModule>(("sm" + std::to_string(i)).c_str(), i, spec, [this](uint32_t sm_id) {
-      return mechanism_.make_modules(spec_.sm, sm_id);
-    });
+    auto sm = std::make_unique<SmModule>(
+        ("sm" + std::to_string(i)).c_str(), i, spec,
+        [this](uint32_t sm_id) { return mechanism_.make_modules(spec_.sm, sm_id); }, mechanism_.slots(spec.sm, i));
     sm->socket.bind(memory_->sm_socket(i));
     sms_.push_back(std::move(sm));
   }

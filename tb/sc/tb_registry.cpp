@@ -133,5 +133,94 @@ TEST(RegistryDummyMechanism, ItsKeyIsValidatedByItsOwnTable) {
   EXPECT_THROW(run_independent_stream({"cycle_gate.period=0"}), InputError);
 }
 
+// A mechanism deciding its SMs' slots from outside the SM (the extension
+// point Zorua's logical warps and the cross-SM groups use): SM 0 holds 64
+// warp slots and 16 CTA slots, more than Fermi's 48 and 8; SM 1 none (an
+// inactive SM). Its admission takes CTAs while there are slots.
+class SlotAdmission final : public CtaAdmission {
+ public:
+  SlotAdmission(Occupancy o, CtaFootprint f) : occupancy_(o), footprint_(f) {}
+  Occupancy occupancy() const override { return occupancy_; }
+  bool try_admit(uint32_t cta_slot, CtaAllocation& a) override {
+    ++resident_;
+    a = {cta_slot, footprint_.registers, footprint_.smem_bytes, footprint_.threads, footprint_.warps};
+    return true;
+  }
+  void release(const CtaAllocation&) override { --resident_; }
+  uint32_t registers_allocated() const override { return resident_ * footprint_.registers; }
+  uint32_t smem_allocated() const override { return resident_ * footprint_.smem_bytes; }
+
+ private:
+  Occupancy occupancy_;
+  CtaFootprint footprint_;
+  uint32_t resident_ = 0;
+};
+
+void register_wide_slots() {
+  MechanismRegistry& registry = mechanism_registry();
+  if (registry.contains("wide_slots")) return;
+  MechanismDescriptor d;
+  d.name = "wide_slots";
+  d.description = "test mechanism: SM 0 holds 64 warps and 16 CTAs, SM 1 nothing";
+  d.occupancy = [](const SmSpec& sm, const KernelResources& k, const std::string& origin,
+                   const MechanismSettings&) { return baseline_occupancy(sm, k, origin); };
+  d.slots = [](const SmSpec&, const MechanismSettings&, uint32_t sm_id) {
+    return sm_id == 0 ? SmSlots{64, 16} : SmSlots{0, 0};
+  };
+  d.make = [](const SmSpec& sm, const KernelResources& k, const std::string& origin, const MechanismSettings&,
+              uint32_t, std::shared_ptr<KernelSharedState>) {
+    Mechanism m = make_default_mechanism(sm, k, origin);
+    m.admission = std::make_unique<SlotAdmission>(baseline_occupancy(sm, k, origin), cta_footprint(sm, k));
+    return m;
+  };
+  registry.add(std::move(d));
+}
+
+TEST(RegistrySlots, AMechanismDecidesItsSmsWarpAndCtaSlots) {
+  register_wide_slots();
+  KernelResources res;
+  res.grid_ctas = 16;
+  res.threads_per_cta = 128;  // 4 warps
+  res.regs_per_thread = 8;
+  ScriptedKernel k("sixteen", res, [](uint32_t, uint32_t) {
+    std::vector<WarpInstruction> v;
+    for (int i = 0; i < 30; ++i) v.push_back(alu(static_cast<uint16_t>(1 + i % 4), {0}));
+    return v;
+  });
+  SimulateOptions o;
+  o.kernel_origin = "scripted";
+  const GpuSpec spec = load_gpu_config("fermi-gtx480", tb::compact_gtx480({"gpu.num_sms=2"}));
+  o.mechanism = {"wide_slots", {}, ""};
+  const nlohmann::json wide = simulate(spec, k, o);  // one simulation per process: the baseline is known
+  ASSERT_TRUE(wide["completed"].get<bool>());
+  // All 16 CTAs (64 warps) at once on SM 0; the inactive SM 1 gets none.
+  EXPECT_EQ(wide["per_sm"][0]["max_resident_ctas"].get<uint64_t>(), 16u);
+  EXPECT_EQ(wide["per_sm"][0]["warp_instructions"].get<uint64_t>(), 16u * 4 * 30);
+  EXPECT_EQ(wide["per_sm"][1]["max_resident_ctas"].get<uint64_t>(), 0u);
+  EXPECT_EQ(wide["per_sm"][1]["warp_instructions"].get<uint64_t>(), 0u);
+  EXPECT_EQ(wide["ctas_completed"].get<uint64_t>(), 16u);
+  // More than the SM's own 48 warp and 8 CTA slots, which bound the baseline.
+  EXPECT_GT(64u, spec.sm.max_warps);
+  EXPECT_GT(16u, spec.sm.max_ctas);
+}
+
+TEST(RegistrySlots, SlotsForCtasWithoutWarpsAreBadInput) {
+  MechanismDescriptor d;
+  d.name = "half_slots";
+  d.occupancy = [](const SmSpec& sm, const KernelResources& k, const std::string& origin,
+                   const MechanismSettings&) { return baseline_occupancy(sm, k, origin); };
+  d.slots = [](const SmSpec&, const MechanismSettings&, uint32_t) { return SmSlots{0, 4}; };
+  d.make = [](const SmSpec& sm, const KernelResources& k, const std::string& origin, const MechanismSettings&,
+              uint32_t, std::shared_ptr<KernelSharedState>) { return make_default_mechanism(sm, k, origin); };
+  if (!mechanism_registry().contains("half_slots")) mechanism_registry().add(std::move(d));
+  const ConfiguredMechanism m = mechanism_registry().configure({"half_slots", {}, ""});
+  try {
+    m.slots(GpuSpec{}.sm, 3);
+    FAIL() << "0 warp slots with 4 CTA slots accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("SM 3 gets 0 warp slots and 4 CTA slots"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace smshare::tb
