@@ -58,8 +58,6 @@ bool ExparsSm::admit(uint32_t cta_slot, CtaAllocation& a) {
     ++resident_rf_;
   }
   a = {cta_slot, f.registers, smem, f.threads, f.warps};
-  regs_allocated_ += a.registers;
-  smem_allocated_ += a.smem_bytes;
   return true;
 }
 
@@ -72,8 +70,14 @@ void ExparsSm::release(const CtaAllocation& a) {
   } else {
     --resident_rf_;
   }
-  regs_allocated_ -= a.registers;
-  smem_allocated_ -= a.smem_bytes;
+}
+
+uint32_t ExparsSm::registers_allocated() const {
+  return resident_rf_ * rf_cta_.registers + mixed_resident_ * mixed_cta_.registers;
+}
+
+uint32_t ExparsSm::smem_allocated() const {
+  return resident_rf_ * rf_cta_.smem_bytes + mixed_resident_ * (mixed_cta_.smem_bytes + rat_.region_bytes());
 }
 
 // --- register route

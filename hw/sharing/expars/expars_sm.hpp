@@ -70,8 +70,8 @@ class ExparsSm final : public BundleSink {
   const Occupancy& occupancy() const { return plan_.occupancy; }
   bool admit(uint32_t cta_slot, CtaAllocation& a);
   void release(const CtaAllocation& a);
-  uint32_t registers_allocated() const { return regs_allocated_; }
-  uint32_t smem_allocated() const { return smem_allocated_; }
+  uint32_t registers_allocated() const;
+  uint32_t smem_allocated() const;
 
   // --- register route (the judgement logic)
   OperandRoute route(const WarpContext& w, uint16_t reg, bool is_write);
@@ -196,8 +196,7 @@ class ExparsSm final : public BundleSink {
   std::vector<std::pair<uint16_t, uint32_t>> placed_;  // ... and (register, line) of the registers not cached
   uint64_t latest_ready_ = 0;        // the latest cycle a prefetched warp becomes ready
   uint64_t last_step_ = ~0ull;       // the last cycle step() ran
-  uint32_t resident_rf_ = 0, mixed_resident_ = 0;
-  uint32_t regs_allocated_ = 0, smem_allocated_ = 0;
+  uint32_t resident_rf_ = 0, mixed_resident_ = 0;  // resident all-RF and mixed CTAs
   uint64_t prefs_ = 0, bitvector_reads_ = 0, prefetches_ = 0, hits_ = 0, fills_ = 0, allocations_without_fill_ = 0,
            evictions_ = 0, writebacks_ = 0, space_waits_ = 0, bank_waits_ = 0, sbr_writes_ = 0,
            misses_ = 0;
