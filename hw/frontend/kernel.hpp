@@ -3,15 +3,28 @@
 // of decoded instructions.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hw/common/instruction.hpp"
 
 namespace smshare {
+
+// What one phase of a kernel holds while a warp runs it: Zorua's phase
+// specifier (Sec. 4.6), derived by the front end from the register-use
+// pattern (kernel_profile.hpp, trace_phases.hpp). A register or scratchpad
+// byte is held in a phase when the phase touches it or it is live through
+// the phase (written before, read after).
+struct PhaseNeed {
+  std::bitset<kMaxArchRegs> registers;  // per thread, in the kernel's final numbering
+  // Scratchpad bytes of the CTA, as sorted, disjoint [first, end) ranges.
+  std::vector<std::pair<uint32_t, uint32_t>> smem;
+};
 
 // What CTA admission needs to know about a kernel.
 struct KernelResources {
@@ -23,6 +36,11 @@ struct KernelResources {
   // empty for a kernel without phases. For mechanisms that act or report per
   // phase.
   std::vector<std::string> phase_names;
+  // What each phase holds (indexed like phase_names; one entry for a kernel
+  // without phases). Empty when the workload does not say: a mechanism then
+  // takes the whole allocation (regs_per_thread, smem_bytes_per_cta) as
+  // every phase's need.
+  std::vector<PhaseNeed> phase_needs;
 
   uint32_t warps_per_cta(unsigned warp_size = kWarpLanes) const {
     return (threads_per_cta + warp_size - 1) / warp_size;
