@@ -99,6 +99,40 @@ class WarpGate {
   virtual uint8_t priority_class(const WarpContext&) const { return 1; }
 };
 
+// The SM's issue activity so far, for a mechanism's time-based decisions.
+// Each cycle with resident warps in which nothing issued counts once in
+// idle_cycles or stall_cycles (SmStats); memory_wait_cycles counts those of
+// them in which no warp was ready for want of data from memory or of a free
+// pipeline while a global load was in flight, or the gate held warps back
+// for data the mechanism fetched (MechanismHooks::waits_on_memory) (Zorua's
+// c_mem: the memory system, not a lack of warps, holds the SM back).
+struct IssueActivity {
+  uint64_t idle_cycles = 0;         // no warp ready (the pipeline had room)
+  uint64_t stall_cycles = 0;        // a ready warp found its pipeline full
+  uint64_t memory_wait_cycles = 0;  // of both, waiting on memory
+  uint64_t non_issue_cycles() const { return idle_cycles + stall_cycles; }
+};
+
+// Global-memory transactions a mechanism makes itself (Zorua's swap space),
+// sent through the SM's initiator socket like the LDST unit's, so they
+// contend with the kernel's traffic in the interconnect, L2 and DRAM.
+class MechanismMemoryPort {
+ public:
+  static constexpr uint64_t kDeferred = ~0ull;
+  // This SM's slice of the swap region (dram.swap_base, dram.swap_bytes
+  // shared equally by the SMs, in whole lines).
+  struct SwapRegion {
+    uint64_t base = 0, bytes = 0;
+  };
+  virtual ~MechanismMemoryPort() = default;
+  virtual SwapRegion swap_region() const = 0;
+  // One transaction leaving the SM at `cycle` for the whole line at
+  // `line_addr`: the cycle its response (read data, write acknowledgement)
+  // is back, or kDeferred for a read whose return the memory system decides
+  // later: MechanismHooks::memory_response(tag, cycle) then says when.
+  virtual uint64_t access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) = 0;
+};
+
 // Events and time-based state a mechanism may need beyond the three
 // decisions above. Every method has a trivial default (the baseline's).
 class MechanismHooks {
@@ -112,12 +146,16 @@ class MechanismHooks {
   // could sleep through it. kNever: none.
   virtual uint64_t next_wake() const { return kNever; }
   // Called in the first cycle >= next_wake() the SM runs, with the SM's
-  // cumulative cycles in which nothing issued (stall + idle) before it.
-  virtual void at_wake(uint64_t /*cycle*/, uint64_t /*non_issue_cycles*/) {}
+  // issue activity in the cycles before it.
+  virtual void at_wake(uint64_t /*cycle*/, const IssueActivity&) {}
   // True when, in `cycle`, the gate refused a warp for a reason that can
   // change with time alone (a probability draw): the SM then retries the next
   // cycle instead of sleeping, and such a wait is not a deadlock.
   virtual bool waits_on_time(uint64_t /*cycle*/) const { return false; }
+  // True when, in `cycle`, the gate holds a warp back until data the
+  // mechanism fetched from memory is back (Zorua's swap reads): such a cycle
+  // counts as waiting on memory (IssueActivity::memory_wait_cycles).
+  virtual bool waits_on_memory(uint64_t /*cycle*/) const { return false; }
   // Changes whenever WarpGate::priority_class may have changed for warps
   // other than the one just refreshed (e.g. CTA ownership passed).
   virtual uint64_t priority_epoch() const { return 0; }
@@ -128,6 +166,12 @@ class MechanismHooks {
   // (EXPARS's register prefetcher reads and writes scratchpad banks). It
   // outlives the mechanism instance.
   virtual void bind(BankArbitrator&) {}
+  // The SM's port for the mechanism's own global-memory transactions, at
+  // each kernel launch; it outlives the mechanism instance.
+  virtual void bind_memory(MechanismMemoryPort&) {}
+  // A read the port answered kDeferred is back at `cycle` (the SM runs from
+  // that cycle).
+  virtual void memory_response(uint64_t /*tag*/, uint64_t /*cycle*/) {}
   // The instruction stream of the warp `w` launches with, as its instruction
   // decoder reads it: a mechanism may read it through (EXPARS's decoder sees
   // each bundle's PREF there). The default reads `program` as it is.
@@ -141,6 +185,9 @@ class MechanismHooks {
   // Register `reg` of warp `w` was written by a result (each destination of
   // an instruction once, in the cycle its bank took it).
   virtual void register_written(const WarpContext&, uint16_t /*reg*/) {}
+  // The mechanism's state in words, for the report of a deadlocked SM
+  // (e.g. Zorua's coordinator queues). Empty: nothing to add.
+  virtual std::string describe() const { return {}; }
   // Named counters for the report's "mechanism_stats" section (summed over
   // SMs). A waveform shows the mechanism through its structure modules
   // (mechanism_module.hpp), not through the hooks.

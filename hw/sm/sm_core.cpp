@@ -181,6 +181,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   mechanism_ = std::move(mechanism);
   arbitrator_.set_banks(BankGroup::OperandCache, mechanism_.operand_cache_banks);
   mechanism_.hooks->bind(arbitrator_);
+  mechanism_.hooks->bind_memory(*this);
   // Each kernel starts with a cold L1 (GPGPU-Sim flushes it at kernel
   // launch); the L2 keeps its contents across kernels.
   l1d_.flush();
@@ -252,6 +253,7 @@ void SmCore::account_gap(uint64_t cycles) {
   } else {
     if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles += cycles;
     else stats_.idle_cycles += cycles;
+    if (last_waited_on_memory_) memory_wait_cycles_ += cycles;
     stats_.reason_cycles[static_cast<int>(last_reason_)] += cycles;
     accumulate_residency(cycles);
     stats_.route_retries += cycles * route_retries_this_cycle_;
@@ -284,7 +286,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   const bool had_warps = resident_warps_ > 0;
   counts_as_active_ = had_warps;
   if (cycle >= hook_wake_) {
-    mechanism_.hooks->at_wake(cycle, stats_.stall_cycles + stats_.idle_cycles);
+    mechanism_.hooks->at_wake(cycle, {stats_.idle_cycles, stats_.stall_cycles, memory_wait_cycles_});
     hook_wake_ = mechanism_.hooks->next_wake();
   }
   open_barriers();
@@ -520,8 +522,30 @@ void SmCore::open_read(uint32_t token, bool icache, uint64_t line, ChunkMask sec
   ++reads_in_flight_;
 }
 
+uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) {
+  const uint32_t token = next_read_token();
+  const uint64_t ready = memory_.access(line_addr, ChunkMask::line(line_bytes_), is_write, cycle, token);
+  if (ready != GlobalMemoryPort::kDeferred) return ready;
+  open_read(token, /*icache=*/false, line_addr, ChunkMask());
+  reads_[token].mechanism = true;
+  reads_[token].tag = tag;
+  return MechanismMemoryPort::kDeferred;
+}
+
+MechanismMemoryPort::SwapRegion SmCore::swap_region() const {
+  const uint64_t share = gpu_.dram.swap_bytes / gpu_.num_sms / line_bytes_ * line_bytes_;
+  return {gpu_.dram.swap_base + sm_id_ * share, share};
+}
+
 uint64_t SmCore::memory_response(uint64_t token, uint64_t cycle) {
   DeferredRead& r = reads_[token];
+  if (r.mechanism) {
+    r.mechanism = false;
+    free_reads_.push_back(static_cast<uint32_t>(token));
+    --reads_in_flight_;
+    mechanism_.hooks->memory_response(r.tag, cycle);
+    return cycle;
+  }
   if (r.icache) {
     icache_.fill_decided(r.line, static_cast<uint32_t>(token), cycle, now_);
     // The warps waiting for it fetch in the order they missed, as with a decided fill.
@@ -817,7 +841,12 @@ void SmCore::issue() {
   probes_.schedulable_warps = schedulable;
   last_reason_ = issued_any ? StallReason::None : best;
   probes_.stall_reason = static_cast<uint32_t>(last_reason_);
+  last_waited_on_memory_ =
+      counts_as_active_ && ((probes_.pending_loads > 0 && (last_reason_ == StallReason::Scoreboard ||
+                                                           last_reason_ == StallReason::Pipeline)) ||
+                            (last_reason_ == StallReason::Gate && mechanism_.hooks->waits_on_memory(now_)));
   if (!counts_as_active_) return;
+  if (last_waited_on_memory_) ++memory_wait_cycles_;
   stats_.reason_cycles[static_cast<int>(last_reason_)]++;
   if (issued_any) stats_.issue_cycles++;
   else if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles++;

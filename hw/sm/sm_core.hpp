@@ -136,7 +136,7 @@ struct SchedulerProbes {
   uint64_t issued = 0;              // instructions it issued since elaboration (its activity counter)
 };
 
-class SmCore {
+class SmCore : private MechanismMemoryPort {
  public:
   static constexpr uint64_t kNever = ~0ull;
   // tick()'s answer when nothing can happen until a deferred memory response
@@ -261,6 +261,9 @@ class SmCore {
     return free_reads_.empty() ? static_cast<uint32_t>(reads_.size()) : free_reads_.back();
   }
   void open_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors);
+  // MechanismMemoryPort: the mechanism's own line transactions.
+  uint64_t access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) override;
+  SwapRegion swap_region() const override;
   void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency);
   void arrive_at_barrier(uint32_t warp);
   void check_barrier(uint32_t cta_slot);
@@ -374,6 +377,8 @@ class SmCore {
   // by token, and the loads waiting for them (deferred_loads_[i]).
   struct DeferredRead {
     bool icache = false;
+    bool mechanism = false;            // the mechanism's own read (MechanismMemoryPort): its `tag`
+    uint64_t tag = 0;
     uint64_t line = 0;
     ChunkMask sectors;                 // L1: the sectors it fills
     std::vector<uint32_t> loads;       // deferred_loads_ entries waiting for it
@@ -443,6 +448,10 @@ class SmCore {
   uint64_t hook_wake_ = kNever;        // mechanism_.hooks->next_wake()
   uint64_t priority_epoch_ = 0;        // mechanism_.hooks->priority_epoch() the views reflect
   StallReason last_reason_ = StallReason::NoWarp;
+  // The last ticked cycle issued nothing and waited on memory
+  // (IssueActivity::memory_wait_cycles); skipped cycles count as it did.
+  bool last_waited_on_memory_ = false;
+  uint64_t memory_wait_cycles_ = 0;
   bool cycle_by_cycle_ = false;
   bool deadlocked_ = false;
 

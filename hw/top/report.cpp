@@ -56,7 +56,12 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
   for (const auto& sm_module : gpu.sms()) {
     const SmCore& sm = sm_module->core();
     const SmStats& s = sm.stats();
-    if (sm.deadlocked()) deadlocks.push_back({{"sm", &sm_module - &gpu.sms()[0]}, {"cycle", s.last_cycle}});
+    if (sm.deadlocked()) {
+      json d = {{"sm", &sm_module - &gpu.sms()[0]}, {"cycle", s.last_cycle}};
+      const std::string state = sm.mechanism().hooks ? sm.mechanism().hooks->describe() : std::string();
+      if (!state.empty()) d["mechanism_state"] = state;
+      deadlocks.push_back(d);
+    }
     total.add(s);
     sm.collect(activity);
     std::vector<std::pair<std::string, uint64_t>> c;

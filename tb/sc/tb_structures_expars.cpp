@@ -69,7 +69,7 @@ TEST(ExparsModules, ThePrefetcherFillsOneRegisterPerCycleThenTheWarpIsSchedulabl
   StructureBench bench("bench", dut, kCycle, ready + 1, [&](uint64_t cycle) {
     // As the SM: the prefetcher steps at the start of the cycle, the
     // decoder reads the PREF with the bundle's first instruction (cycle 2).
-    m.hooks->at_wake(cycle, 0);
+    m.hooks->at_wake(cycle, IssueActivity{});
     WarpInstruction inst;
     if (cycle == 2) {
       ASSERT_TRUE(program->next(inst));

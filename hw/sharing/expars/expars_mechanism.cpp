@@ -42,7 +42,7 @@ class Hooks final : public MechanismHooks {
   void register_written(const WarpContext& w, uint16_t reg) override { s_->register_written(w, reg); }
   void warp_finished(const WarpContext& w) override { s_->warp_finished(w); }
   uint64_t next_wake() const override { return s_->next_wake(); }
-  void at_wake(uint64_t cycle, uint64_t) override { s_->step(cycle); }
+  void at_wake(uint64_t cycle, const IssueActivity&) override { s_->step(cycle); }
   bool waits_on_time(uint64_t cycle) const override { return s_->waits_on_time(cycle); }
   void collect(ActivityCounters& out) const override { s_->collect(out); }
   void counters(std::vector<std::pair<std::string, uint64_t>>& c) const override { s_->counters(c); }

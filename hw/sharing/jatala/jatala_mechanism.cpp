@@ -59,7 +59,7 @@ class Hooks final : public MechanismHooks {
   explicit Hooks(std::shared_ptr<JatalaSm> s) : s_(std::move(s)) {}
   void warp_finished(const WarpContext& w) override { s_->warp_finished(w); }
   uint64_t next_wake() const override { return s_->next_wake(); }
-  void at_wake(uint64_t cycle, uint64_t non_issue) override { s_->at_wake(cycle, non_issue); }
+  void at_wake(uint64_t cycle, const IssueActivity& a) override { s_->at_wake(cycle, a.non_issue_cycles()); }
   bool waits_on_time(uint64_t cycle) const override { return s_->waits_on_time(cycle); }
   uint64_t priority_epoch() const override { return s_->epoch(); }
   void collect(ActivityCounters& out) const override { s_->collect(out); }
