@@ -141,6 +141,10 @@ class MechanismHooks {
   virtual ~MechanismHooks() = default;
   // A warp finished (retired): e.g. its register lock is released.
   virtual void warp_finished(const WarpContext&) {}
+  // The SM ticks `cycle` (called first in every tick, for a mechanism whose
+  // gate is not inert): events that carry no cycle (warp_finished, the
+  // admission's release, ...) happen in it.
+  virtual void begin_cycle(uint64_t /*cycle*/) {}
   // First cycle at which time-based state (dynamic warp execution's
   // monitoring period) must be updated: the SM runs that cycle even when it
   // could sleep through it. kNever: none.

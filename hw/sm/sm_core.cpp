@@ -285,6 +285,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
 
   const bool had_warps = resident_warps_ > 0;
   counts_as_active_ = had_warps;
+  if (!inert_gate_) mechanism_.hooks->begin_cycle(cycle);
   if (cycle >= hook_wake_) {
     mechanism_.hooks->at_wake(cycle, {stats_.idle_cycles, stats_.stall_cycles, memory_wait_cycles_});
     hook_wake_ = mechanism_.hooks->next_wake();

@@ -222,6 +222,7 @@ void ZoruaSm::issued(const WarpContext& w, const WarpInstruction& inst) {
     warp.where = Where::AtBarrier;
     note_schedulable_change();
     --schedulable_;
+    traverse();  // a coordinator event: its slot may go to a waiting warp
     return;
   }
   if (acts_at_issue(inst.op)) return;  // an exit's operands are never read

@@ -121,6 +121,7 @@ class ZoruaSm {
   OperandRoute route(const WarpContext& w, uint16_t reg);
 
   // --- gate and events
+  void begin_cycle(uint64_t cycle) { now_ = cycle; }
   void warp_started(const WarpContext& w);
   bool may_issue(const WarpContext& w, const WarpInstruction& inst, uint64_t cycle);
   void issued(const WarpContext& w, const WarpInstruction& inst);
