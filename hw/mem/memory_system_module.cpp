@@ -47,8 +47,23 @@ void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_
   uint64_t done = 0;
   switch (timing_.access(r, done)) {
     case MemStatus::ok:
-      // No backing store: reads return zeros, so results are deterministic.
-      if (!r.is_write && p.get_data_ptr()) std::memset(p.get_data_ptr(), 0, r.bytes);
+      // Global memory has no backing store: its reads return zeros, so
+      // results are deterministic. The swap region keeps what an initiator
+      // that carries data wrote (a mechanism's spilled state must come back
+      // as it went out); the SMs' own transactions carry none (timing only).
+      if (p.get_data_ptr() && timing_.is_swap(r.addr)) {
+        unsigned char* data = p.get_data_ptr();
+        for (uint32_t i = 0; i < r.bytes; ++i) {
+          if (r.is_write) {
+            swap_data_[r.addr + i] = data[i];
+          } else {
+            const auto it = swap_data_.find(r.addr + i);
+            data[i] = it == swap_data_.end() ? 0 : it->second;
+          }
+        }
+      } else if (!r.is_write && p.get_data_ptr()) {
+        std::memset(p.get_data_ptr(), 0, r.bytes);
+      }
       if (done == MemoryTiming::kDeferred) {
         if (!deferral) SC_REPORT_ERROR(name(), "a deferred response needs a DeferredResponseExtension on the payload");
         deferral->deferred = true;

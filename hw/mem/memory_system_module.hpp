@@ -1,5 +1,6 @@
 // The memory system as a TLM-2.0 loosely-timed target: one target socket per
-// SM, tagged with the SM id. Timing only (no backing data).
+// SM, tagged with the SM id. Timing only: global memory has no backing data;
+// the swap region keeps the bytes an initiator carrying data writes there.
 //
 // Binding: sm.socket.bind(mem.sm_socket(sm_id))  (any tlm_initiator_socket<32>)
 // Call:    from an SC_METHOD or SC_THREAD, b_transport(payload, delay) with
@@ -26,6 +27,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -74,6 +76,7 @@ class MemorySystem : public sc_core::sc_module {
 
   sc_core::sc_vector<Socket> sockets_;
   MemoryTiming timing_;
+  std::unordered_map<uint64_t, unsigned char> swap_data_;  // bytes written to the swap region with data
   // After timing_: they refer to its objects and are destroyed first.
   std::unique_ptr<InterconnectModule> interconnect_;
   std::vector<std::unique_ptr<L2SliceModule>> l2_slices_;

@@ -149,6 +149,11 @@ class MechanismHooks {
   // monitoring period) must be updated: the SM runs that cycle even when it
   // could sleep through it. kNever: none.
   virtual uint64_t next_wake() const { return kNever; }
+  // True when next_wake() may be a cycle in which a warp the gate refuses
+  // can pass (Zorua: its swap reads are back): an SM waiting for it is not
+  // deadlocked. (Dynamic warp execution's monitoring periods wake the SM
+  // forever: they do not keep a lock that never opens from being a deadlock.)
+  virtual bool wake_ends_a_wait() const { return false; }
   // Called in the first cycle >= next_wake() the SM runs, with the SM's
   // issue activity in the cycles before it.
   virtual void at_wake(uint64_t /*cycle*/, const IssueActivity&) {}

@@ -328,7 +328,8 @@ uint64_t SmCore::tick(uint64_t cycle) {
   if (!decoding_.empty()) note_wake(decoding_.front().first);
   if (!fill_waits_.empty()) note_wake(fill_waits_.top().ready);
   const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
-  if (wake_hint_ == kNever && !time_wait && reads_in_flight_ == 0) {
+  const bool hook_wait = hook_wake_ != kNever && mechanism_.hooks->wake_ends_a_wait();
+  if (wake_hint_ == kNever && !time_wait && !hook_wait && reads_in_flight_ == 0) {
     // A policy that keeps state (two-level, LTLWS) demotes a warp whose
     // refusal it was shown and takes it back in a later order, and sees a
     // refusal of this cycle only in the next: its next order may try a

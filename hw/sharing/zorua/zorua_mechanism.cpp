@@ -42,6 +42,8 @@ class Hooks final : public MechanismHooks {
   void register_written(const WarpContext& w, uint16_t reg) override { s_->register_written(w, reg); }
   void warp_finished(const WarpContext& w) override { s_->warp_finished(w); }
   void begin_cycle(uint64_t cycle) override { s_->begin_cycle(cycle); }
+  // Swap reads end waits; the epochs stop waking a coordinator that is stuck.
+  bool wake_ends_a_wait() const override { return true; }
   uint64_t next_wake() const override { return s_->next_wake(); }
   bool waits_on_memory(uint64_t cycle) const override { return s_->waits_on_swap(cycle); }
   void at_wake(uint64_t cycle, const IssueActivity& a) override { s_->at_wake(cycle, a); }
