@@ -27,7 +27,7 @@ KernelProfile phased_profile() {
   KernelProfile p;
   p.file = "test-phases";
   p.name = "phased";
-  p.resources = {8, 128, 16, 4096, {}};  // 4 warps per CTA, 16 registers, 1024 words of scratchpad
+  p.resources = {8, 128, 16, 4096, {}, {}};  // 4 warps per CTA, 16 registers, 1024 words of scratchpad
   p.seed = 3;
   p.hot_registers = 4;
   p.hot_fraction = 0.7;

@@ -42,7 +42,7 @@ KernelProfile base_profile() {
   KernelProfile p;
   p.file = "test-profile";
   p.name = "test";
-  p.resources = {64, 256, 32, 4096, {}};
+  p.resources = {64, 256, 32, 4096, {}, {}};
   p.instructions_per_warp = 2000;
   p.static_instructions = 256;
   p.seed = 7;
