@@ -328,6 +328,8 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
                       "is " + std::to_string(s.res.smem_bytes_per_cta) +
                           " but the mix has shared_load/shared_store; it must be at least 4");
 
+  if (overrides.constant_work) s.res.grid_ctas = constant_work_grid(profile.resources, overrides, file);
+
   KernelCode code = build_kernel_code(profile, s.res.regs_per_thread);
   if (options.reorder_registers && options.reorder_registers_by_weight)
     throw std::logic_error("make_profile_kernel: two register renumberings requested; the run set-up refuses that");

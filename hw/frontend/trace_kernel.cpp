@@ -339,6 +339,12 @@ TraceKernel::TraceKernel(const std::string& path, const ResourceOverrides& overr
   if (overrides.regs_per_thread >= 0) resources_.regs_per_thread = static_cast<uint32_t>(overrides.regs_per_thread);
   if (overrides.smem_bytes_per_cta >= 0)
     resources_.smem_bytes_per_cta = static_cast<uint32_t>(overrides.smem_bytes_per_cta);
+  if (overrides.constant_work) {
+    KernelResources own;
+    own.grid_ctas = static_cast<uint32_t>(header_.grid_ctas());
+    own.threads_per_cta = static_cast<uint32_t>(header_.threads_per_cta());
+    resources_.grid_ctas = constant_work_grid(own, overrides, path);
+  }
 
   build_index(body, body_line);
   total_warp_instructions_ = count_streamed_instructions();
