@@ -79,31 +79,13 @@ TEST(PhaseNeeds, RegistersLiveThroughAPhaseAreHeldByIt) {
 // compute (R8-R15, loads from the top quarter) -> reduce (R0 only, loads
 // the lower half the load phase filled).
 KernelProfile load_compute_reduce() {
-  KernelProfile p;
-  p.file = "test-needs";
-  p.name = "needs";
-  p.resources = {4, 64, 16, 4096, {}, {}};
+  KernelProfile p = tb::profile_in_code("needs", 4, 64, 16, 4096);
   p.seed = 5;
   p.mean_dependence_distance = 3;
-  p.global_footprint_bytes = 1 << 20;
-  p.paper.source = "test";
-  auto phase = [](const char* name, bool barrier, std::array<double, 7> mix, uint32_t lo, uint32_t hi, double from,
-                  double to) {
-    ProfilePhase ph;
-    ph.name = name;
-    ph.instructions = 40;
-    ph.barrier_after = barrier;
-    ph.mix = mix;
-    ph.first_register = lo;
-    ph.last_register = hi;
-    ph.hot_registers = 1;
-    ph.shared_from = from;
-    ph.shared_to = to;
-    return ph;
-  };
-  p.phases = {phase("load", true, {0.5, 0, 0, 0, 0, 0, 0.5}, 0, 7, 0, 0.5),
-              phase("compute", false, {0, 0.6, 0, 0, 0, 0.4, 0}, 8, 15, 0.75, 1),
-              phase("reduce", false, {0.5, 0, 0, 0, 0, 0.5, 0}, 0, 0, 0, 0.5)};
+  using tb::phase_in_code;
+  p.phases = {phase_in_code("load", 40, 1, true, {0.5, 0, 0, 0, 0, 0, 0.5}, 0, 7, 1, 0, 0.5),
+              phase_in_code("compute", 40, 1, false, {0, 0.6, 0, 0, 0, 0.4, 0}, 8, 15, 1, 0.75, 1),
+              phase_in_code("reduce", 40, 1, false, {0.5, 0, 0, 0, 0, 0.5, 0}, 0, 0, 1, 0, 0.5)};
   summarize_phases(p);
   validate(p);
   return p;
@@ -176,15 +158,10 @@ TEST(PhaseNeeds, NeedsFollowTheRegisterRenumbering) {
 }
 
 KernelProfile flat_profile(double shared_load) {
-  KernelProfile p;
-  p.file = "test-flat";
-  p.name = "flat";
-  p.resources = {2, 64, 12, 1000, {}, {}};
+  KernelProfile p = tb::profile_in_code("flat", 2, 64, 12, 1000);
   p.instructions_per_warp = 300;
   p.hot_registers = 4;
   p.mix = {0.6 - shared_load, 0.3, 0, 0.1, 0, shared_load, 0};
-  p.global_footprint_bytes = 1 << 20;
-  p.paper.source = "test";
   validate(p);
   return p;
 }
