@@ -48,16 +48,28 @@ struct KernelResources {
 };
 
 // Overrides from the CLI's what-if flags (--ctas, --threads-per-cta, ...);
-// an empty optional keeps the workload's own value.
+// a negative value keeps the workload's own value.
 struct ResourceOverrides {
   int64_t grid_ctas = -1;
   int64_t threads_per_cta = -1;
   int64_t regs_per_thread = -1;
   int64_t smem_bytes_per_cta = -1;
+  // --set frontend.constant_work=true (Zorua Sec. 5.2): with threads_per_cta,
+  // the grid becomes the one that runs the workload's own total threads
+  // (constant_work_grid); not with grid_ctas.
+  bool constant_work = false;
   bool any() const {
     return grid_ctas >= 0 || threads_per_cta >= 0 || regs_per_thread >= 0 || smem_bytes_per_cta >= 0;
   }
 };
+
+// Zorua Sec. 5.2 keeps the total work constant when the threads per CTA
+// change: for overrides.constant_work, the grid of
+// ceil(own grid x own threads / overrides.threads_per_cta) CTAs, from the
+// workload's own grid and threads per CTA (`own`). Throws InputError naming
+// `origin` when constant_work comes with --ctas, without --threads-per-cta,
+// or gives a grid beyond 2^31 - 1 CTAs.
+uint32_t constant_work_grid(const KernelResources& own, const ResourceOverrides& overrides, const std::string& origin);
 
 // One warp's instruction stream. Produced on demand so a kernel never has to
 // be held in memory whole.

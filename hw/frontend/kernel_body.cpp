@@ -335,4 +335,29 @@ void reorder_registers_by_weight(KernelBody& body, uint32_t regs) {
   renumber_registers(body, reference_weight_order(body), regs);
 }
 
+std::vector<std::bitset<kMaxArchRegs>> phase_registers(const KernelCode& code) {
+  using Registers = std::bitset<kMaxArchRegs>;
+  const size_t n = code.phases.size();
+  std::vector<Registers> read(n), written(n);
+  for (size_t p = 0; p < n; ++p) {
+    const PhaseCode& ph = code.phases[p];
+    for (uint32_t i = ph.first; i < ph.first + ph.size; ++i) {
+      const BodyInstruction& in = code.body[i];
+      for (unsigned s = 0; s < in.num_src; ++s)
+        if (in.src[s] != kNoReg) read[p].set(in.src[s]);
+      for (unsigned d = 0; d < in.num_dst; ++d)
+        if (in.dst[d] != kNoReg) written[p].set(in.dst[d]);
+    }
+  }
+  std::vector<Registers> read_later(n);  // read by a phase after p
+  for (size_t p = n; p-- > 1;) read_later[p - 1] = read_later[p] | read[p];
+  std::vector<Registers> held(n);
+  Registers written_earlier;  // written by a phase before p
+  for (size_t p = 0; p < n; ++p) {
+    held[p] = read[p] | written[p] | (written_earlier & read_later[p]);
+    written_earlier |= written[p];
+  }
+  return held;
+}
+
 }  // namespace smshare

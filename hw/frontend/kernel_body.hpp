@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <vector>
 
@@ -74,6 +75,14 @@ std::vector<uint16_t> reference_weight_order(const KernelBody& body);
 // the k-th heaviest register becomes Rk; untouched registers keep the highest
 // numbers. Only the numbering changes: same operations, same dependences.
 void reorder_registers_by_weight(KernelBody& body, uint32_t regs_per_thread);
+
+// Zorua's phase specifier for registers (Sec. 4.6), per phase of `code` in
+// its final numbering: the registers the phase's instructions read or write,
+// plus those live through it: written by an earlier phase and read by a
+// later one (phases run in order). A rewrite in between is not taken to end
+// the earlier value, so the set may hold a register whose value is already
+// dead, but never lacks one a later phase reads.
+std::vector<std::bitset<kMaxArchRegs>> phase_registers(const KernelCode& code);
 
 // Operand counts per class: destinations, and sources (`wide` for three-input
 // forms such as FFMA / IMAD).

@@ -1,7 +1,9 @@
 #include "hw/frontend/profile_kernel.hpp"
 
 #include <algorithm>
+#include <bitset>
 #include <stdexcept>
+#include <utility>
 
 #include "hw/common/error.hpp"
 #include "hw/frontend/kernel_body.hpp"
@@ -238,6 +240,62 @@ class ProfileKernel final : public KernelSource {
   std::shared_ptr<const KernelShape> k_;
 };
 
+using ByteRanges = std::vector<std::pair<uint32_t, uint32_t>>;  // sorted, disjoint [first, end)
+
+// Adds [first, end) to `ranges`, keeping them sorted, disjoint and merged
+// (ranges that touch become one).
+void hold_bytes(ByteRanges& ranges, uint32_t first, uint32_t end) {
+  if (first >= end) return;
+  ranges.emplace_back(first, end);
+  std::sort(ranges.begin(), ranges.end());
+  ByteRanges merged;
+  for (const auto& r : ranges) {
+    if (!merged.empty() && r.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, r.second);
+    else
+      merged.push_back(r);
+  }
+  ranges = std::move(merged);
+}
+
+// Zorua's phase specifier for scratchpad (Sec. 4.6), per phase, in bytes of
+// the CTA's scratchpad: a phase whose code has shared loads or stores holds
+// its region (the words its accesses cycle over, 4 bytes each); the part of
+// one phase's region that it stores to and a later phase loads from is live
+// through the phases between (conservatively: a store in between is not
+// taken to end it). A flat profile's one looping phase holds the whole
+// allocation when its code has any shared access.
+std::vector<ByteRanges> phase_scratchpad(const KernelBody& body, const std::vector<PhaseWalk>& phases,
+                                         uint32_t smem_bytes, bool flat) {
+  const size_t n = phases.size();
+  std::vector<bool> loads(n, false), stores(n, false);
+  for (size_t p = 0; p < n; ++p)
+    for (uint32_t i = phases[p].first; i < phases[p].first + phases[p].size; ++i) {
+      loads[p] = loads[p] || body[i].op == OpClass::SharedLoad;
+      stores[p] = stores[p] || body[i].op == OpClass::SharedStore;
+    }
+  std::vector<ByteRanges> held(n);
+  if (flat) {
+    if (loads[0] || stores[0]) hold_bytes(held[0], 0, smem_bytes);
+    return held;
+  }
+  auto region = [&](size_t p) {
+    return std::make_pair(phases[p].smem_first * 4, (phases[p].smem_first + phases[p].smem_words) * 4);
+  };
+  for (size_t p = 0; p < n; ++p)
+    if (loads[p] || stores[p]) hold_bytes(held[p], region(p).first, region(p).second);
+  for (size_t w = 0; w < n; ++w) {
+    if (!stores[w]) continue;
+    for (size_t r = w + 2; r < n; ++r) {
+      if (!loads[r]) continue;
+      const uint32_t first = std::max(region(w).first, region(r).first);
+      const uint32_t end = std::min(region(w).second, region(r).second);
+      for (size_t between = w + 1; between < r; ++between) hold_bytes(held[between], first, end);
+    }
+  }
+  return held;
+}
+
 // `flag` is the CLI what-if flag that sets the key, named in the error.
 void override_value(uint32_t& field, int64_t value, int64_t lo, int64_t hi, const std::string& file,
                     const char* key, const char* flag) {
@@ -270,12 +328,13 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
                       "is " + std::to_string(s.res.smem_bytes_per_cta) +
                           " but the mix has shared_load/shared_store; it must be at least 4");
 
+  if (overrides.constant_work) s.res.grid_ctas = constant_work_grid(profile.resources, overrides, file);
+
   KernelCode code = build_kernel_code(profile, s.res.regs_per_thread);
-  s.body = std::move(code.body);
   if (options.reorder_registers && options.reorder_registers_by_weight)
     throw std::logic_error("make_profile_kernel: two register renumberings requested; the run set-up refuses that");
-  if (options.reorder_registers) reorder_registers_by_first_use(s.body, s.res.regs_per_thread);
-  if (options.reorder_registers_by_weight) reorder_registers_by_weight(s.body, s.res.regs_per_thread);
+  if (options.reorder_registers) reorder_registers_by_first_use(code.body, s.res.regs_per_thread);
+  if (options.reorder_registers_by_weight) reorder_registers_by_weight(code.body, s.res.regs_per_thread);
   const uint32_t smem_words = s.res.smem_bytes_per_cta / 4;
   uint32_t pc_slot = 0;
   for (size_t i = 0; i < code.phases.size(); ++i) {
@@ -297,6 +356,11 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
     s.phases.push_back(w);
   }
   for (const ProfilePhase& ph : profile.phases) s.res.phase_names.push_back(ph.name);
+  const std::vector<ByteRanges> smem_held = phase_scratchpad(code.body, s.phases, s.res.smem_bytes_per_cta,
+                                                            profile.phases.empty());
+  const std::vector<std::bitset<kMaxArchRegs>> regs_held = phase_registers(code);
+  for (size_t i = 0; i < code.phases.size(); ++i) s.res.phase_needs.push_back({regs_held[i], smem_held[i]});
+  s.body = std::move(code.body);
 
   s.warps_per_cta = s.res.warps_per_cta();
   const uint32_t tail = s.res.threads_per_cta % kWarpLanes;

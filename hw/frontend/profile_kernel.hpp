@@ -4,6 +4,12 @@
 // Streams are deterministic per (profile, seed, cta, warp) and cost a copy
 // per ALU instruction: no allocation and no random draw after
 // warp_program() returns (random global addresses draw one number per lane).
+//
+// The kernel's resources carry what each phase holds (phase_needs), derived
+// once per kernel from the final static code, after any register
+// renumbering: registers by phase_registers (kernel_body.hpp); scratchpad,
+// a phase's region when its code has shared accesses plus the parts stored
+// before it and loaded after it (a flat profile: the whole allocation).
 #pragma once
 
 #include <memory>

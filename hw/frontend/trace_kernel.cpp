@@ -339,6 +339,12 @@ TraceKernel::TraceKernel(const std::string& path, const ResourceOverrides& overr
   if (overrides.regs_per_thread >= 0) resources_.regs_per_thread = static_cast<uint32_t>(overrides.regs_per_thread);
   if (overrides.smem_bytes_per_cta >= 0)
     resources_.smem_bytes_per_cta = static_cast<uint32_t>(overrides.smem_bytes_per_cta);
+  if (overrides.constant_work) {
+    KernelResources own;
+    own.grid_ctas = static_cast<uint32_t>(header_.grid_ctas());
+    own.threads_per_cta = static_cast<uint32_t>(header_.threads_per_cta());
+    resources_.grid_ctas = constant_work_grid(own, overrides, path);
+  }
 
   build_index(body, body_line);
   total_warp_instructions_ = count_streamed_instructions();
@@ -349,15 +355,29 @@ TraceKernel::~TraceKernel() = default;
 
 void TraceKernel::derive_phases() {
   // From the first warp the file traces (trace_phases.hpp); a kernel of one
-  // phase is a kernel without phases.
-  const auto first = std::find_if(warps_.begin(), warps_.end(), [](const WarpIndex& w) { return w.count > 0; });
-  if (first == warps_.end()) return;
-  TraceWarpProgram program(file_, parser_, first->offset, first->count, first->line, nullptr);
+  // phase is a kernel without phases (and one phase need). A file that traces
+  // no instruction has one phase that holds no register.
   std::vector<WarpInstruction> stream;
-  stream.reserve(first->count);
-  WarpInstruction inst;
-  while (program.next(inst)) stream.push_back(inst);
+  const auto first = std::find_if(warps_.begin(), warps_.end(), [](const WarpIndex& w) { return w.count > 0; });
+  if (first != warps_.end()) {
+    TraceWarpProgram program(file_, parser_, first->offset, first->count, first->line, nullptr);
+    stream.reserve(first->count);
+    WarpInstruction inst;
+    while (program.next(inst)) stream.push_back(inst);
+  }
   auto phases = std::make_shared<const TracePhases>(stream);
+  // Registers at or above regs_per_thread (a --regs-per-thread override below
+  // the trace's own) lie outside the allocation a phase need is a part of.
+  std::bitset<kMaxArchRegs> allocated;
+  for (uint32_t r = 0; r < std::min<uint32_t>(resources_.regs_per_thread, kMaxArchRegs); ++r) allocated.set(r);
+  for (const auto& registers : phases->registers()) {
+    PhaseNeed need;
+    need.registers = registers & allocated;
+    // A trace's shared addresses are per thread and data dependent: no
+    // cheap bound on a phase's part, so every phase holds the allocation.
+    if (resources_.smem_bytes_per_cta > 0) need.smem = {{0, resources_.smem_bytes_per_cta}};
+    resources_.phase_needs.push_back(std::move(need));
+  }
   if (phases->names().size() < 2) return;
   resources_.phase_names = phases->names();
   phases_ = std::move(phases);

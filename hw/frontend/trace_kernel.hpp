@@ -88,7 +88,8 @@ class TraceKernel : public KernelSource {
   void build_index(const char* body, uint64_t body_line);
   uint64_t count_streamed_instructions() const;
   // Zorua's phases from the first traced warp's stream (trace_phases.hpp):
-  // resources_.phase_names and phases_, left empty for one phase.
+  // resources_.phase_names and phases_, left empty for one phase, and
+  // resources_.phase_needs (one per phase, one for a kernel of one phase).
   void derive_phases();
 
   std::string path_;

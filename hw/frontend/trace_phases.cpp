@@ -56,6 +56,17 @@ TracePhases::TracePhases(const std::vector<WarpInstruction>& stream) {
     by_slot_.resize(by_pc_.back().first / 8 + 1);
     for (uint64_t s = 0; s < by_slot_.size(); ++s) by_slot_[s] = lookup(8 * s);
   }
+  // What each phase holds, by the phase its instructions run in.
+  registers_.assign(names_.size(), Live{});
+  for (size_t i = 0; i < n; ++i) {
+    const WarpInstruction& inst = stream[i];
+    Live& held = registers_[phase_of(inst.pc)];
+    held |= live[i];
+    for (uint8_t d = 0; d < inst.num_dst; ++d)
+      if (inst.dst[d] != kNoReg) held.set(inst.dst[d]);
+    for (uint8_t s = 0; s < inst.num_src; ++s)
+      if (inst.src[s] != kNoReg) held.set(inst.src[s]);
+  }
 }
 
 uint16_t TracePhases::phase_of(uint64_t pc) const {

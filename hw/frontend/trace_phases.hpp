@@ -16,8 +16,16 @@
 // PC then belongs to the phase of its first execution in that stream (Zorua
 // places its phase specifiers in the static code), and a PC the stream never
 // ran to that of the nearest lower PC it ran.
+//
+// What each phase holds (its registers; KernelResources::phase_needs) comes
+// from the same stream: the registers read or written by the instructions
+// of the phase (by their PC's phase, as warps report it) plus those live
+// before any of them. Scratchpad is not bounded here: a trace's shared
+// addresses are per thread and data dependent, so the kernel gives each
+// phase its whole allocation (trace_kernel.cpp).
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -42,6 +50,9 @@ class TracePhases {
   // The phase each instruction of the stream was given (for tests and
   // documentation), in stream order.
   const std::vector<uint16_t>& stream_phases() const { return stream_phases_; }
+  // Per phase (indexed like names()), the registers it holds: read or
+  // written by its instructions, or live at one of them.
+  const std::vector<std::bitset<kMaxArchRegs>>& registers() const { return registers_; }
 
  private:
   std::vector<std::string> names_;
@@ -52,6 +63,7 @@ class TracePhases {
   std::vector<uint16_t> by_slot_;
   uint16_t lookup(uint64_t pc) const;  // phase_of by binary search in by_pc_
   std::vector<uint16_t> stream_phases_;
+  std::vector<std::bitset<kMaxArchRegs>> registers_;
 };
 
 }  // namespace smshare

@@ -44,6 +44,7 @@ namespace {
 struct RunSettings {
   bool reorder_registers = false;
   bool reorder_registers_by_weight = false;
+  bool constant_work = false;
   std::string unknown_opcode = "error";
   std::string power_node = "40nm";
   bool numbering_given = false;  // the run set frontend.reorder_registers or ..._by_weight
@@ -77,6 +78,9 @@ PreparedRun prepare_spec(const RunRequest& req, RunSettings& settings) {
   table.add_bool("frontend.reorder_registers_by_weight", &settings.reorder_registers_by_weight,
                  "number registers by static reference count, most referenced lowest (EXPARS Sec. 3.2), "
                  "profiles only; not with frontend.reorder_registers");
+  table.add_bool("frontend.constant_work", &settings.constant_work,
+                 "keep the total threads (Zorua Sec. 5.2): with --threads-per-cta N, run ceil(own CTAs x own "
+                 "threads / N) CTAs; not with --ctas");
   table.add_choice("frontend.unknown_opcode", &settings.unknown_opcode, {"error", "alu"},
                    "what a trace opcode missing from the opcode table becomes");
   table.add_choice("power.node", &settings.power_node, {"40nm", "32nm"},
@@ -110,6 +114,8 @@ PreparedRun prepare(const RunRequest& req, const std::string& command) {
                      "choose one register numbering (first use, or reference weight), not both");
   if (!req.trace.empty() && !req.kernel.empty())
     throw InputError("--kernel " + req.kernel + " and --trace " + req.trace + ": give one workload, not both");
+  ResourceOverrides resources = req.resources;
+  resources.constant_work = fe.constant_work;
   if (!req.trace.empty()) {
     if (fe.reorder_registers || fe.reorder_registers_by_weight)
       throw InputError(std::string("--set ") +
@@ -117,7 +123,7 @@ PreparedRun prepare(const RunRequest& req, const std::string& command) {
                        "=true: applies to kernel profiles, not to traces (a trace's registers are the compiler's)");
     TraceOptions options;
     options.unknown_opcode_as_alu = fe.unknown_opcode == "alu";
-    run.kernels = load_trace_kernels(req.trace, req.resources, options);
+    run.kernels = load_trace_kernels(req.trace, resources, options);
     run.kernel_origin = req.trace;
     return run;
   }
@@ -136,7 +142,7 @@ PreparedRun prepare(const RunRequest& req, const std::string& command) {
   FrontendOptions options;
   options.reorder_registers = fe.reorder_registers;
   options.reorder_registers_by_weight = fe.reorder_registers_by_weight;
-  run.kernels.push_back(make_profile_kernel(profile, req.resources, options));
+  run.kernels.push_back(make_profile_kernel(profile, resources, options));
   return run;
 }
 

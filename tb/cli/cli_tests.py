@@ -1009,6 +1009,33 @@ def _(ctx):
     check(json.loads(out2.read_text())["kernel"]["grid_ctas"] == 2, "--report without --json")
 
 
+@case("constant_work_scales_the_grid")
+def _(ctx):
+    # Zorua Sec. 5.2: with frontend.constant_work, --threads-per-cta N runs
+    # ceil(own CTAs x own threads / N) CTAs, for profiles and traces alike.
+    own = load_kernel("hotspot")
+    f = kernel_variant(ctx, "k-grid3.yaml", lambda y: y.update({"grid_ctas": 3}))
+    args = ("run", "--config", "fermi-gtx480", "--kernel", f, "--set", "gpu.num_sms=1", "--json")
+    res = ctx.run(*args, "--threads-per-cta", 128, "--set", "frontend.constant_work=true")
+    expect_rc(res, 0)
+    r = res.json()
+    expected = math.ceil(3 * own["threads_per_cta"] / 128)
+    check(r["kernel"]["grid_ctas"] == expected and r["kernel"]["threads_per_cta"] == 128,
+          f"grid {r['kernel']['grid_ctas']} x {r['kernel']['threads_per_cta']}, expected {expected} x 128")
+    check(r["config"]["params"]["frontend.constant_work"] == "true", f"{r['config']['params']}")
+    plain = ctx.run(*args, "--threads-per-cta", 128).json()
+    check(plain["kernel"]["grid_ctas"] == 3 and plain["config"]["params"]["frontend.constant_work"] == "false",
+          f"without the setting: grid {plain['kernel']['grid_ctas']}")
+    trace = ctx.run("run", "--config", "fermi-gtx480", "--trace", REPO / "tb/traces/handwritten", "--json",
+                    "--threads-per-cta", 32, "--set", "frontend.constant_work=true")
+    expect_rc(trace, 0)
+    check(trace.json()["kernel"]["grid_ctas"] == 2, f"trace grid {trace.json()['kernel']['grid_ctas']}, expected 2")
+    bad_input(ctx, args + ("--threads-per-cta", "128", "--ctas", "4", "--set", "frontend.constant_work=true"), 1,
+              "frontend.constant_work", "--ctas 4")
+    bad_input(ctx, args + ("--set", "frontend.constant_work=true"), 1, "frontend.constant_work",
+              "needs --threads-per-cta")
+
+
 @case("list_kernels")
 def _(ctx):
     for what, want in (("kernels", names_in("kernels")), ("configs", names_in("gpu"))):

@@ -24,35 +24,16 @@ using tb::drain;
 // scratchpad, then a barrier) -> compute x 3 (R6-R15, reads the upper half, a
 // barrier after each) -> store (R0-R3).
 KernelProfile phased_profile() {
-  KernelProfile p;
-  p.file = "test-phases";
-  p.name = "phased";
-  p.resources = {8, 128, 16, 4096, {}};  // 4 warps per CTA, 16 registers, 1024 words of scratchpad
+  KernelProfile p = tb::profile_in_code("phases", 8, 128, 16, 4096);  // 4 warps per CTA, 1024 words of scratchpad
   p.seed = 3;
   p.hot_registers = 4;
   p.hot_fraction = 0.7;
   p.mean_dependence_distance = 3;
-  p.global_footprint_bytes = 1 << 20;
-  p.paper.source = "test";
-  auto phase = [](const char* name, uint32_t n, uint32_t repeat, bool barrier, std::array<double, 7> mix,
-                  uint32_t lo, uint32_t hi, double from, double to) {
-    ProfilePhase ph;
-    ph.name = name;
-    ph.instructions = n;
-    ph.repeat = repeat;
-    ph.barrier_after = barrier;
-    ph.mix = mix;
-    ph.first_register = lo;
-    ph.last_register = hi;
-    ph.hot_registers = 2;
-    ph.shared_from = from;
-    ph.shared_to = to;
-    return ph;
-  };
-  p.phases = {phase("setup", 20, 1, false, {0.9, 0, 0, 0.1, 0, 0, 0}, 0, 5, 0, 1),
-              phase("load", 40, 1, true, {0.3, 0, 0, 0.2, 0, 0, 0.5}, 0, 9, 0, 0.5),
-              phase("compute", 50, 3, true, {0.3, 0.4, 0, 0, 0, 0.3, 0}, 6, 15, 0.5, 1),
-              phase("store", 10, 1, false, {0.5, 0, 0, 0, 0.5, 0, 0}, 0, 3, 0, 1)};
+  using tb::phase_in_code;
+  p.phases = {phase_in_code("setup", 20, 1, false, {0.9, 0, 0, 0.1, 0, 0, 0}, 0, 5, 2, 0, 1),
+              phase_in_code("load", 40, 1, true, {0.3, 0, 0, 0.2, 0, 0, 0.5}, 0, 9, 2, 0, 0.5),
+              phase_in_code("compute", 50, 3, true, {0.3, 0.4, 0, 0, 0, 0.3, 0}, 6, 15, 2, 0.5, 1),
+              phase_in_code("store", 10, 1, false, {0.5, 0, 0, 0, 0.5, 0, 0}, 0, 3, 2, 0, 1)};
   summarize_phases(p);
   validate(p);
   return p;

@@ -39,10 +39,7 @@ bool same(const std::vector<WarpInstruction>& a, const std::vector<WarpInstructi
 
 // A profile built in code, so each test states what it depends on.
 KernelProfile base_profile() {
-  KernelProfile p;
-  p.file = "test-profile";
-  p.name = "test";
-  p.resources = {64, 256, 32, 4096, {}};
+  KernelProfile p = tb::profile_in_code("profile", 64, 256, 32, 4096);
   p.instructions_per_warp = 2000;
   p.static_instructions = 256;
   p.seed = 7;
@@ -53,7 +50,6 @@ KernelProfile base_profile() {
   p.hot_fraction = 0.8;
   p.first_use = FirstUseOrder::Shuffled;
   p.global_footprint_bytes = 64ull << 20;
-  p.paper.source = "test";
   validate(p);
   return p;
 }

@@ -126,6 +126,20 @@ axes:
   EXPECT_EQ(spec.runs[1].columns.back(), (std::pair<std::string, std::string>{"variant", "Shared-OWF"}));
 }
 
+TEST_F(SweepSpecTest, ConstantWorkIsARunSettingLikeAnyOther) {
+  // Zorua Sec. 5.2's threads-per-block sweep: the grid keeps the work
+  // constant (frontend.constant_work; the run scales --ctas itself).
+  const SweepSpec spec = load_sweep_spec(write(R"(
+axes:
+  kernel: hotspot
+  threads_per_cta: [128, 512]
+  set: {frontend.constant_work: true}
+)"));
+  ASSERT_EQ(spec.runs.size(), 2u);
+  EXPECT_EQ(args(spec.runs[0]), "run --kernel hotspot --threads-per-cta 128 --set frontend.constant_work=true");
+  EXPECT_EQ(args(spec.runs[1]), "run --kernel hotspot --threads-per-cta 512 --set frontend.constant_work=true");
+}
+
 TEST_F(SweepSpecTest, GridsAreAUnionAndReplaceTheCommonAxes) {
   const SweepSpec spec = load_sweep_spec(write(R"(
 axes: {config: jatala-fermi, kernel: x, sharing: [0.5, 0.9]}
