@@ -138,12 +138,15 @@ def spec_axes(spec):
     return axes
 
 
-def sweep_and_read(tool, description, spec_path, default_out, default_smshare):
+def sweep_and_read(tool, description, spec_path, default_out, default_smshare, spec_to_run=None):
     """The reproduction scripts' command line ([--smshare] [--jobs] [--out]
     [--no-sweep]): runs `smshare sweep` on the spec unless --no-sweep (a sweep
     never repeats a run it has), then returns the sweep's results.json read,
-    the spec and the output folder. Exits naming `tool` when the sweep fails
-    or its results.json or spec cannot be read."""
+    the spec and the output folder. `spec_to_run(smshare)`, when given, names
+    the spec file to sweep instead (e.g. spec_path without the runs that
+    smshare cannot run yet); the spec returned is still spec_path's. Exits
+    naming `tool` when the sweep fails or its results.json or spec cannot be
+    read."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--smshare", default=default_smshare)
     ap.add_argument("--jobs", type=int, default=2)
@@ -151,9 +154,10 @@ def sweep_and_read(tool, description, spec_path, default_out, default_smshare):
     ap.add_argument("--no-sweep", action="store_true", help="use <out>/results.json as it is")
     a = ap.parse_args()
     if not a.no_sweep:
-        rc = subprocess.run([a.smshare, "sweep", spec_path, "--out", a.out, "--jobs", str(a.jobs)]).returncode
+        to_run = spec_to_run(a.smshare) if spec_to_run else spec_path
+        rc = subprocess.run([a.smshare, "sweep", to_run, "--out", a.out, "--jobs", str(a.jobs)]).returncode
         if rc != 0:
-            sys.exit(f"{tool}: smshare sweep {spec_path} failed (exit {rc}); the failed runs' stderr.txt are under "
+            sys.exit(f"{tool}: smshare sweep {to_run} failed (exit {rc}); the failed runs' stderr.txt are under "
                      f"{a.out}/runs")
     try:
         return Results(os.path.join(a.out, "results.json")), load_spec(spec_path), a.out
