@@ -161,7 +161,9 @@ struct Coordinator {
 };
 
 TEST(ZoruaCoordinator, WarpsTakeTheirPhasesSetsAndWaitInTheQueueOfWhatTheyLack) {
-  Coordinator c;
+  // o_thresh 25 %: the virtual space is 10 register sets and 5 scratchpad
+  // sets; 2 register sets may be in swap.
+  Coordinator c(small_settings(25));
   // CTA 0 and 1: 4 warps x 2 register sets = all 8; 2 CTAs x 2 KB = all 4 scratchpad sets.
   c.start_cta(0, 0);
   c.start_cta(1, 2);
@@ -170,51 +172,130 @@ TEST(ZoruaCoordinator, WarpsTakeTheirPhasesSetsAndWaitInTheQueueOfWhatTheyLack) 
   EXPECT_EQ(c.z.scratchpad_table().free_sets(), 0u);
   EXPECT_EQ(c.z.warp_slot_table().free_sets(), 0u);
   EXPECT_EQ(c.z.registers_allocated(), 8u * 4 * 32);
-  // CTA 2 (logical): no physical slot, no register or scratchpad set free.
+  // CTA 2 would bring the demand to 12 register sets: more than 10, not admitted.
+  CtaAllocation a;
+  EXPECT_FALSE(c.z.admit(2, a));
+
+  // Warps 0 and 1 reach their compute phase: each frees its 2 load sets
+  // (nothing in flight) and takes 1 (R8-R11); CTA 0's scratchpad is free.
+  EXPECT_TRUE(c.z.may_issue(c.warp(0), in_phase(alu(8, {9}), 1), 10));
+  EXPECT_TRUE(c.z.may_issue(c.warp(1), in_phase(alu(8, {9}), 1), 10));
+  EXPECT_EQ(c.z.register_table().free_sets(), 2u);
+  EXPECT_EQ(c.z.scratchpad_table().free_sets(), 2u);
+  // Demand 2 + 4 + 4 = 10: CTA 2 starts, but finds no physical warp slot.
   c.start_cta(2, 4);
   EXPECT_EQ(c.z.thread_queue_length(), 2u);
   EXPECT_EQ(c.z.schedulable_warps(), 4u);
   EXPECT_EQ(c.z.check_invariants(), "");
 
-  // Warp 0 reaches its compute phase: its 2 load sets are free (nothing in
-  // flight) and it takes 1 of them (R8-R11).
-  EXPECT_TRUE(c.z.may_issue(c.warp(0), in_phase(alu(8, {9}), 1), 10));
-  EXPECT_EQ(c.z.register_table().free_sets(), 1u);
-  // Its CTA's scratchpad is still held by warp 1 (in its load phase).
-  EXPECT_EQ(c.z.scratchpad_table().free_sets(), 0u);
-
-  // Warp 0 waits at a barrier: CTA 2's oldest warp may take its slot, but
-  // not with 1 register set free (needs 2) and no scratchpad: it waits.
+  // Warp 0 waits at a barrier: warp 4 takes its slot (warp 0's state goes
+  // to swap), CTA 2's 2 scratchpad sets and the 2 free register sets.
   WarpInstruction bar = in_phase(tb::barrier(), 1);
   ASSERT_TRUE(c.z.may_issue(c.warp(0), bar, 11));
   c.z.issued(c.warp(0), bar);
-  EXPECT_EQ(c.z.schedulable_warps(), 3u);
-  EXPECT_EQ(c.z.thread_queue_length(), 3u);  // 2 waiting + 1 at the barrier
-  EXPECT_EQ(c.z.warp_slot_table().swapped_sets(), 0u);
-
-  // Warp 1 moves to compute too: the CTA's scratchpad is released (2 sets),
-  // 2 more register sets come free, 1 taken: CTA 2's warp 4 now gets its
-  // 2 registers sets, 2 scratchpad sets and warp 0's slot (warp 0's state
-  // goes to swap).
-  EXPECT_TRUE(c.z.may_issue(c.warp(1), in_phase(alu(8, {9}), 1), 12));
   EXPECT_EQ(c.z.schedulable_warps(), 4u);
-  EXPECT_EQ(c.z.warp_slot_table().swapped_sets(), 1u);  // warp 0's state
-  EXPECT_EQ(c.port.accesses.size(), 1u);
+  EXPECT_EQ(c.z.warp_slot_table().swapped_sets(), 1u);
+  ASSERT_EQ(c.port.accesses.size(), 1u);
   EXPECT_TRUE(c.port.accesses[0].write);
-  EXPECT_EQ(c.z.scratchpad_table().free_sets(), 0u);
+  EXPECT_EQ(c.z.register_table().free_sets(), 0u);
+  EXPECT_EQ(c.z.thread_queue_length(), 2u);  // warp 5, and warp 0 at its barrier
+
+  // Warp 1 at the barrier too: warp 5 takes its slot; no register set is
+  // free and no younger warp holds one, so its 2 go to swap (within 25 %).
+  ASSERT_TRUE(c.z.may_issue(c.warp(1), bar, 12));
+  c.z.issued(c.warp(1), bar);
+  EXPECT_EQ(c.z.schedulable_warps(), 4u);
+  EXPECT_EQ(c.z.register_table().swapped_sets(), 2u);
   EXPECT_EQ(c.z.check_invariants(), "");
 
-  // Warp 0's barrier opens: it needs a slot again; warp 5 (younger, waiting
-  // in the thread queue with nothing) has none to give, so warp 0 waits.
-  EXPECT_FALSE(c.z.may_issue(c.warp(0), in_phase(alu(10, {8}), 1), 13));
-  // Warp 4 ends in cycle 14: its slot goes to warp 0 (the oldest waiting),
-  // whose state is read back from swap (kSwapLatency).
-  c.z.begin_cycle(14);
-  c.z.warp_finished(c.warp(4));
+  // Warp 5 reads R1 (set 0, in swap): one line from swap before it issues.
+  EXPECT_FALSE(c.z.may_issue(c.warp(5), alu(2, {1}), 13));
   EXPECT_EQ(c.port.reads(), 1u);
-  EXPECT_FALSE(c.z.may_issue(c.warp(0), in_phase(alu(10, {8}), 1), 14 + kSwapLatency - 1));
-  EXPECT_TRUE(c.z.may_issue(c.warp(0), in_phase(alu(10, {8}), 1), 14 + kSwapLatency));
+  EXPECT_TRUE(c.z.may_issue(c.warp(5), alu(2, {1}), 13 + kSwapLatency));
+
+  // CTA 0's barrier opens: warp 0 needs a slot; every holder is schedulable.
+  EXPECT_FALSE(c.z.may_issue(c.warp(0), in_phase(alu(10, {8}), 1), 14));
+  // CTA 1 ends in cycle 200: warp 0 gets a slot and reads its state back
+  // (warp 1 does when it is next shown to the gate); warp 5's swapped sets
+  // move to 2 of the 4 freed register sets (4 lines each).
+  c.z.begin_cycle(200);
+  c.z.warp_finished(c.warp(2));
+  c.z.warp_finished(c.warp(3));
+  a.cta_slot = 1;
+  c.z.release(a);
+  EXPECT_EQ(c.z.register_table().swapped_sets(), 0u);
+  EXPECT_EQ(c.port.reads(), 1u + 1 + 8);
+  EXPECT_FALSE(c.z.may_issue(c.warp(0), in_phase(alu(10, {8}), 1), 200 + kSwapLatency - 1));
+  EXPECT_TRUE(c.z.may_issue(c.warp(0), in_phase(alu(10, {8}), 1), 200 + kSwapLatency));
   EXPECT_EQ(c.z.check_invariants(), "");
+  std::vector<std::pair<std::string, uint64_t>> counters;
+  c.z.counters(counters);
+  auto value = [&](const char* name) {
+    for (const auto& [k, v] : counters)
+      if (k == name) return v;
+    ADD_FAILURE() << name;
+    return uint64_t{0};
+  };
+  EXPECT_EQ(value("ctas_held_back"), 1u);
+  EXPECT_EQ(value("warp_state_saves"), 2u);
+  EXPECT_EQ(value("warp_state_restores"), 1u);
+  EXPECT_EQ(value("register_sets_swapped_in"), 2u);
+  EXPECT_EQ(value("phase_changes"), 2u);
+}
+
+TEST(ZoruaCoordinator, AnOlderWarpTakesTheRegisterSetsOfAYoungerWarpThatWaitsTheirContentsGoingToSwap) {
+  // One CTA of 3 warps, R0-R15 (4 sets each), 8 physical sets, no swap
+  // allowed: warps 0 and 1 hold all 8 sets, warp 2 waits.
+  KernelResources k;
+  k.grid_ctas = 1;
+  k.threads_per_cta = 96;
+  k.regs_per_thread = 16;
+  Settings s = small_settings(0);
+  s.forward_progress = false;
+  Coordinator c(s, k);
+  CtaAllocation a;
+  ASSERT_TRUE(c.z.admit(0, a));
+  for (uint32_t w = 0; w < 3; ++w) c.z.warp_started({w, 0, w, w});
+  EXPECT_EQ(c.z.schedulable_warps(), 2u);
+  // Warp 1 (younger than 0) waits at a barrier: nothing for warp 2 (older
+  // warps are not preempted)...
+  ASSERT_TRUE(c.z.may_issue(c.warp(1), tb::barrier(), 1));
+  c.z.issued(c.warp(1), tb::barrier());
+  EXPECT_EQ(c.z.schedulable_warps(), 1u);
+  EXPECT_TRUE(c.port.accesses.empty());
+  // ... nor when warp 0 waits at it too: no warp younger than warp 2 holds
+  // a set; it waits (and without the forward-progress rule, deadlocks).
+  ASSERT_TRUE(c.z.may_issue(c.warp(0), tb::barrier(), 2));
+  c.z.issued(c.warp(0), tb::barrier());
+  EXPECT_EQ(c.z.schedulable_warps(), 0u);
+
+  // The same CTA with warp 2 the oldest (ages 2, 1, 0): warp 2 preempts the
+  // youngest waiting warp's sets, written to swap (16 lines), and when that
+  // warp holds them again it reads them back.
+  Coordinator d(s, k);
+  ASSERT_TRUE(d.z.admit(0, a));
+  for (uint32_t w = 0; w < 3; ++w) d.z.warp_started({w, 0, w, 2 - w});
+  // Warp 2 (age 0) started last: warps 0 and 1 hold the sets.
+  EXPECT_EQ(d.z.schedulable_warps(), 2u);
+  ASSERT_TRUE(d.z.may_issue({0, 0, 0, 2}, tb::barrier(), 1));
+  d.z.issued({0, 0, 0, 2}, tb::barrier());
+  EXPECT_EQ(d.z.schedulable_warps(), 2u);  // warp 2 took warp 0's sets
+  ASSERT_EQ(d.port.accesses.size(), 16u);  // 4 sets of 4 registers, a line each
+  for (const auto& x : d.port.accesses) EXPECT_TRUE(x.write);
+  EXPECT_EQ(d.z.check_invariants(), "");
+  // Warp 0's barrier opens: it needs its 4 sets back; none is free and no
+  // warp younger than it waits: it waits. Warp 2 ends in cycle 50: warp 0
+  // takes its sets and reads their 16 lines back before it issues.
+  EXPECT_FALSE(d.z.may_issue({0, 0, 0, 2}, alu(1, {2}), 3));
+  d.z.begin_cycle(50);
+  d.z.warp_finished({2, 0, 2, 0});
+  EXPECT_EQ(d.port.reads(), 16u);
+  EXPECT_FALSE(d.z.may_issue({0, 0, 0, 2}, alu(1, {2}), 50 + kSwapLatency - 1));
+  EXPECT_TRUE(d.z.may_issue({0, 0, 0, 2}, alu(1, {2}), 50 + kSwapLatency));
+  std::vector<std::pair<std::string, uint64_t>> counters;
+  d.z.counters(counters);
+  for (const auto& [name, v] : counters)
+    if (name == "register_sets_spilled") EXPECT_EQ(v, 4u);
 }
 
 TEST(ZoruaCoordinator, ASwappedRegisterIsReadFromSwapBeforeIssueAndWrittenThereWhenItsResultIs) {

@@ -139,9 +139,33 @@ void ZoruaSm::bind_memory(MechanismMemoryPort& port) {
 
 // --- admission
 
+// The size of the virtual space (Sec. 3.1, challenge 1): a CTA starts when
+// the register and scratchpad sets the resident warps' current phases hold,
+// plus what its warps' first phase holds, stay within the physical sets plus
+// o_thresh percent of them (an SM with no CTA takes one whatever it needs).
 bool ZoruaSm::admit(uint32_t cta_slot, CtaAllocation& a) {
   Cta& c = ctas_.at(cta_slot);
   if (c.valid) throw std::logic_error("zorua: CTA slot admitted twice");
+  uint64_t reg_demand = uint64_t{warps_per_cta_} * phases_[0].registers.count();
+  uint64_t smem_demand = phases_[0].smem.count();
+  bool any = false;
+  for (uint32_t cta = 0; cta < ctas_.size(); ++cta) {
+    if (!ctas_[cta].valid) continue;
+    any = true;
+    std::bitset<kMaxSmemSets> cta_smem;
+    for (uint32_t slot : ctas_[cta].warps) {
+      reg_demand += need(warps_[slot]).registers.count();
+      cta_smem |= need(warps_[slot]).smem;
+    }
+    smem_demand += cta_smem.count();
+  }
+  auto within = [this](uint64_t demand, const MappingTable& t) {
+    return demand * 100 <= uint64_t{t.physical_sets()} * (100 + o_thresh_);
+  };
+  if (any && (!within(reg_demand, regs_) || !within(smem_demand, smem_))) {
+    ++ctas_held_back_;
+    return false;
+  }
   c.valid = true;
   c.age = ~0ull;  // set by its first warp
   c.warps.clear();
@@ -340,8 +364,10 @@ void ZoruaSm::enter_phase(uint32_t slot, uint16_t phase) {
   }
   if (warp.where != Where::Free) ++phase_changes_;
   warp.phase = phase;
-  // Release what the new phase does not hold, once no issued instruction uses it.
+  // Release what the new phase does not hold, once no issued instruction
+  // uses it; spilled contents it does not hold are dead.
   const PhaseSets& n = need(warp);
+  warp.spilled &= n.registers;
   for (uint32_t set = 0; set < regs_.sets_per_owner(); ++set) {
     if (!regs_.held(slot, set)) continue;
     if (n.registers.test(set)) {
@@ -416,21 +442,27 @@ std::vector<uint32_t> ZoruaSm::missing_sets(const MappingTable& table, uint32_t 
 }
 
 void ZoruaSm::traverse() {
-  // Every waiting warp is checked, register queue first, then scratchpad,
-  // then thread/barrier (Sec. 4.2), each in age order. A warp passes only
-  // with everything it lacks at once ("once a warp has traversed all the
-  // queues, the coordinator acquires all the resources"); otherwise it
-  // waits where it is, keeping what it holds.
+  // Every waiting warp is checked (Sec. 4.2), oldest first, whatever queue
+  // it is in. A warp passes only with everything it lacks at once ("once a
+  // warp has traversed all the queues, the coordinator acquires all the
+  // resources"); otherwise it waits where it is, keeping what it holds, and
+  // no younger warp takes what it lacks in this pass. (The paper's queues
+  // are served register queue first; served that way, a younger CTA's warp
+  // takes the sets an older CTA's warp is waiting for, and CTAs stall at
+  // their barriers half resident: the starvation Sec. 4.3 orders the queues
+  // to avoid. Oldest first with no overtaking avoids it for every queue.)
   for (bool moved = true; moved;) {
     moved = false;
-    for (QueueId q : {kRegQueue, kSmemQueue, kThreadQueue}) {
-      const std::vector<uint32_t> waiting = queues_[q];
-      for (uint32_t slot : waiting) {
-        if (warps_[slot].queue != q || !acquire_all(slot)) continue;  // (moved by an eviction in this round)
-        dequeue(slot);
-        make_schedulable(slot);
-        moved = true;
-      }
+    std::vector<uint32_t> waiting;
+    for (const auto& queue : queues_) waiting.insert(waiting.end(), queue.begin(), queue.end());
+    std::sort(waiting.begin(), waiting.end(), [this](uint32_t a, uint32_t b) { return warps_[a].age < warps_[b].age; });
+    Lacks blocked;
+    for (uint32_t slot : waiting) {
+      if (warps_[slot].queue == kNoQueue) continue;  // (no longer waiting)
+      if (!acquire_all(slot, blocked)) continue;
+      dequeue(slot);
+      make_schedulable(slot);
+      moved = true;
     }
   }
   swap_in_registers();
@@ -473,12 +505,14 @@ bool ZoruaSm::lacks_registers(uint32_t slot) const {
   return !missing_sets(regs_, slot, need(warps_[slot]).registers).empty();
 }
 
-// Can `missing` sets be mapped: physical ones first, the rest in swap within
-// the threshold (or beyond it, up to the swap space, when `may_exceed`)?
-bool ZoruaSm::fits(const MappingTable& table, size_t missing, bool may_exceed, bool& exceeds) const {
+// Can `missing` sets be mapped: free physical ones and `preemptible` ones
+// first, the rest in swap within the threshold (or beyond it, up to the
+// swap space, when `may_exceed`)?
+bool ZoruaSm::fits(const MappingTable& table, size_t missing, size_t preemptible, bool may_exceed,
+                   bool& exceeds) const {
   exceeds = false;
-  if (missing <= table.free_sets()) return true;
-  const uint64_t to_swap = missing - table.free_sets();
+  if (missing <= table.free_sets() + preemptible) return true;
+  const uint64_t to_swap = missing - table.free_sets() - preemptible;
   if (table.swapped_sets() + to_swap > table.swap_capacity()) return false;
   exceeds = table.swapped_sets() + to_swap > uint64_t{o_thresh_} * table.physical_sets() / 100;
   return !exceeds || may_exceed;
@@ -489,23 +523,81 @@ void ZoruaSm::map_all(MappingTable& table, uint32_t owner, const std::vector<uin
     if (!table.map_physical(owner, set)) table.map_swap(owner, set);
 }
 
-bool ZoruaSm::acquire_all(uint32_t slot) {
+bool ZoruaSm::acquire_all(uint32_t slot, Lacks& blocked) {
   Warp& warp = warps_[slot];
   const bool has_slot = slots_.held(slot, 0) && !slots_.in_swap(slot, 0);
-  const uint32_t victim = has_slot || slots_.free_sets() > 0 ? kNone : slot_victim(slot);
-  if (!has_slot && slots_.free_sets() == 0 && victim == kNone) return false;
-  const bool may_exceed = may_exceed_threshold(warp.cta);
   const auto smem_missing = missing_sets(smem_, warp.cta, need(warp).smem);
   const auto reg_missing = missing_sets(regs_, slot, need(warp).registers);
+  Lacks lacks;
+  lacks.slot = !has_slot;
+  lacks.smem = !smem_missing.empty();
+  lacks.registers = !reg_missing.empty();
+  const bool overtakes = (lacks.slot && blocked.slot) || (lacks.smem && blocked.smem) ||
+                         (lacks.registers && blocked.registers);
+  const uint32_t victim = !lacks.slot || slots_.free_sets() > 0 ? kNone : slot_victim(slot);
+  const bool may_exceed = may_exceed_threshold(warp.cta);
+  const auto preempt = reg_missing.size() > regs_.free_sets()
+                           ? register_victims(slot, reg_missing.size() - regs_.free_sets())
+                           : std::vector<std::pair<uint32_t, uint32_t>>();
   bool smem_exceeds = false, reg_exceeds = false;
-  if (!fits(smem_, smem_missing.size(), may_exceed, smem_exceeds) ||
-      !fits(regs_, reg_missing.size(), may_exceed, reg_exceeds))
+  if (overtakes || (lacks.slot && slots_.free_sets() == 0 && victim == kNone) ||
+      !fits(smem_, smem_missing.size(), 0, may_exceed, smem_exceeds) ||
+      !fits(regs_, reg_missing.size(), preempt.size(), may_exceed, reg_exceeds)) {
+    blocked.slot = blocked.slot || lacks.slot;
+    blocked.smem = blocked.smem || lacks.smem;
+    blocked.registers = blocked.registers || lacks.registers;
     return false;
+  }
   forced_swaps_ += smem_exceeds + reg_exceeds;
+  for (const auto& [owner, set] : preempt) spill_register_set(owner, set);
   map_all(smem_, warp.cta, smem_missing);
   map_all(regs_, slot, reg_missing);
-  if (!has_slot) take_slot(slot, victim);
+  restore_spilled_registers(slot);
+  if (lacks.slot) take_slot(slot, victim);
   return true;
+}
+
+// Physical register sets younger warps hold but do not use now (they wait
+// in a queue or at a barrier, with nothing in flight on the set), youngest
+// first, at most `count`: an older warp may take them, their contents
+// going to swap.
+std::vector<std::pair<uint32_t, uint32_t>> ZoruaSm::register_victims(uint32_t slot, size_t count) const {
+  std::vector<uint32_t> younger;
+  for (uint32_t s = 0; s < warps_.size(); ++s) {
+    const Warp& v = warps_[s];
+    if (v.age > warps_[slot].age && (v.where == Where::Queued || v.where == Where::AtBarrier)) younger.push_back(s);
+  }
+  std::sort(younger.begin(), younger.end(), [this](uint32_t a, uint32_t b) { return warps_[a].age > warps_[b].age; });
+  std::vector<std::pair<uint32_t, uint32_t>> sets;
+  for (uint32_t s : younger)
+    for (uint32_t set = 0; set < regs_.sets_per_owner() && sets.size() < count; ++set)
+      if (regs_.held(s, set) && !regs_.in_swap(s, set) && warps_[s].in_use[set] == 0) sets.emplace_back(s, set);
+  return sets;
+}
+
+// The set's 4 registers are written to swap and its physical set freed; the
+// warp reads them back when it holds the set again.
+void ZoruaSm::spill_register_set(uint32_t slot, uint32_t set) {
+  Warp& v = warps_[slot];
+  regs_.unmap(slot, set);
+  v.release_pending.reset(set);
+  v.spilled.set(set);
+  for (uint16_t r = 0; r < kRegsPerSet; ++r) swap_write(swap_.register_line(slot, static_cast<uint16_t>(set * kRegsPerSet + r)));
+  ++register_sets_spilled_;
+  if (v.where == Where::Queued) enqueue(slot);  // it lacks registers now
+}
+
+// Sets the warp holds again in the physical register file, whose contents
+// were spilled: read back before the warp issues. (A spilled set mapped to
+// swap is already there.)
+void ZoruaSm::restore_spilled_registers(uint32_t slot) {
+  Warp& w = warps_[slot];
+  for (uint32_t set = 0; set < regs_.sets_per_owner(); ++set) {
+    if (!w.spilled.test(set) || !regs_.held(slot, set)) continue;
+    w.spilled.reset(set);
+    if (regs_.in_swap(slot, set)) continue;
+    for (uint16_t r = 0; r < kRegsPerSet; ++r) swap_read(slot, swap_.register_line(slot, static_cast<uint16_t>(set * kRegsPerSet + r)));
+  }
 }
 
 // A warp at a barrier, else the youngest warp of a younger CTA waiting in a
@@ -664,7 +756,9 @@ void ZoruaSm::counters(std::vector<std::pair<std::string, uint64_t>>& c) const {
   c.emplace_back("register_sets_mapped_to_swap", regs_.swap_mappings());
   c.emplace_back("scratchpad_sets_mapped_to_swap", smem_.swap_mappings());
   c.emplace_back("register_sets_swapped_in", register_sets_swapped_in_);
+  c.emplace_back("register_sets_spilled", register_sets_spilled_);
   c.emplace_back("forced_swaps", forced_swaps_);
+  c.emplace_back("ctas_held_back", ctas_held_back_);
   c.emplace_back("register_table_lookups", regs_.lookups());
   c.emplace_back("scratchpad_table_updates", smem_.updates());
   c.emplace_back("warp_slot_table_updates", slots_.updates());

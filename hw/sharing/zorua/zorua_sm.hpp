@@ -170,6 +170,7 @@ class ZoruaSm {
     // longer holds is released when its count reaches 0.
     std::array<uint16_t, kMaxRegSets> in_use{};
     std::bitset<kMaxRegSets> release_pending;
+    std::bitset<kMaxRegSets> spilled;  // sets taken by an older warp: their contents wait in swap
     bool head_fetched = false;  // swap reads for the instruction at the head are sent
     uint64_t ready_at = 0;      // ... and back at this cycle
     uint32_t undecided = 0;     // ... deferred ones not answered yet
@@ -191,12 +192,19 @@ class ZoruaSm {
   void traverse();
   void swap_in_registers();
   bool may_exceed_threshold(uint32_t cta) const;
-  bool acquire_all(uint32_t slot);
+  // What a waiting warp lacks; in a traversal, what older warps still wait for.
+  struct Lacks {
+    bool slot = false, smem = false, registers = false;
+  };
+  bool acquire_all(uint32_t slot, Lacks& blocked);
   uint32_t slot_victim(uint32_t slot) const;
   void take_slot(uint32_t slot, uint32_t victim);
   template <size_t N>
   static std::vector<uint32_t> missing_sets(const MappingTable& table, uint32_t owner, const std::bitset<N>& need);
-  bool fits(const MappingTable& table, size_t missing, bool may_exceed, bool& exceeds) const;
+  bool fits(const MappingTable& table, size_t missing, size_t preemptible, bool may_exceed, bool& exceeds) const;
+  std::vector<std::pair<uint32_t, uint32_t>> register_victims(uint32_t slot, size_t count) const;
+  void spill_register_set(uint32_t slot, uint32_t set);
+  void restore_spilled_registers(uint32_t slot);
   static void map_all(MappingTable& table, uint32_t owner, const std::vector<uint32_t>& missing);
   bool lacks_smem(const Warp& w) const;
   bool lacks_registers(uint32_t slot) const;
@@ -237,7 +245,7 @@ class ZoruaSm {
   uint64_t swap_register_reads_ = 0, swap_register_writes_ = 0;
   uint64_t swap_smem_reads_ = 0, swap_smem_writes_ = 0;
   uint64_t warp_state_saves_ = 0, warp_state_restores_ = 0;
-  uint64_t register_sets_swapped_in_ = 0;
+  uint64_t register_sets_swapped_in_ = 0, register_sets_spilled_ = 0, ctas_held_back_ = 0;
   uint64_t phase_changes_ = 0, forced_swaps_ = 0, threshold_raises_ = 0, threshold_lowers_ = 0;
 };
 
