@@ -62,6 +62,10 @@ struct Case {
   const char* kernel;
 };
 
+struct NoInstructions final : WarpProgram {
+  bool next(WarpInstruction&) override { return false; }
+};
+
 TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
   const Case cases[] = {{"jatala-fermi", "hotspot"}, {"jatala-fermi", "lavamd"}, {"jatala-fermi", "nw1"},
                         {"fermi-gtx480", "sgemm"}};
@@ -82,14 +86,16 @@ TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
       const Occupancy calculated = configured.occupancy(spec.sm, p.resources, p.file);
       EXPECT_EQ(calculated.ctas_per_sm, occ.ctas_per_sm) << what;
       EXPECT_EQ(calculated.limited_by, occ.limited_by) << what;
+      // Within the SM's slots: its own, or the logical ones the mechanism gives it (Zorua).
+      const SmSlots slots = configured.slots(spec.sm, 0);
       ASSERT_GE(occ.ctas_per_sm, 1u) << what;
-      ASSERT_LE(occ.ctas_per_sm, spec.sm.max_ctas) << what;
+      ASSERT_LE(occ.ctas_per_sm, slots.ctas) << what;
 
       // Fill the SM: exactly the promised number of CTAs fits.
       for (int round = 0; round < 2; ++round) {
         std::vector<CtaAllocation> admitted;
         CtaAllocation a;
-        for (uint32_t slot = 0; slot < spec.sm.max_ctas && m.admission->try_admit(slot, a); ++slot)
+        for (uint32_t slot = 0; slot < slots.ctas && m.admission->try_admit(slot, a); ++slot)
           admitted.push_back(a);
         EXPECT_EQ(admitted.size(), occ.ctas_per_sm) << what << " (round " << round << ")";
         EXPECT_LE(m.admission->registers_allocated(), spec.sm.registers) << what;
@@ -99,13 +105,14 @@ TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
           threads += x.threads;
           warps += x.warps;
         }
-        EXPECT_LE(threads, spec.sm.max_threads) << what;
-        EXPECT_LE(warps, spec.sm.max_warps) << what;
+        EXPECT_LE(threads, slots.warps * spec.sm.warp_size) << what;
+        EXPECT_LE(warps, slots.warps) << what;
 
         // Every register of every warp maps to a real bank (or waits).
         for (const auto& x : admitted)
           for (uint32_t w = 0; w < x.warps; ++w) {
             WarpContext ctx{x.cta_slot * x.warps + w, x.cta_slot, w, x.cta_slot * 100ull + w};
+            m.hooks->decode(ctx, std::make_unique<NoInstructions>());  // the warp launches, as the SM does it
             EXPECT_LE(m.gate->priority_class(ctx), 2u) << what;
             for (uint16_t r = 0; r < p.resources.regs_per_thread; ++r) {
               const OperandRoute route = m.route->route(ctx, r, false, 0);

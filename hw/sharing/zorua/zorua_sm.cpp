@@ -146,6 +146,9 @@ void ZoruaSm::bind_memory(MechanismMemoryPort& port) {
 bool ZoruaSm::admit(uint32_t cta_slot, CtaAllocation& a) {
   Cta& c = ctas_.at(cta_slot);
   if (c.valid) throw std::logic_error("zorua: CTA slot admitted twice");
+  uint32_t resident_warps = warps_per_cta_;
+  for (const Cta& other : ctas_) resident_warps += other.valid ? warps_per_cta_ : 0;
+  if (resident_warps > settings_.logical_warps) return false;  // the logical warp slots (SmCore checks them too)
   uint64_t reg_demand = uint64_t{warps_per_cta_} * phases_[0].registers.count();
   uint64_t smem_demand = phases_[0].smem.count();
   bool any = false;
@@ -179,6 +182,9 @@ bool ZoruaSm::admit(uint32_t cta_slot, CtaAllocation& a) {
 
 void ZoruaSm::release(const CtaAllocation& a) {
   Cta& c = ctas_.at(a.cta_slot);
+  // Its warps have ended (the SM retires a CTA after its last warp);
+  // whatever one still holds goes with the CTA.
+  for (const uint32_t slot : std::vector<uint32_t>(c.warps)) free_warp(slot);
   for (uint32_t set = 0; set < smem_.sets_per_owner(); ++set) smem_.unmap(a.cta_slot, set);
   c.valid = false;
   traverse();
@@ -193,7 +199,16 @@ uint32_t ZoruaSm::smem_allocated() const {
 
 OperandRoute ZoruaSm::route(const WarpContext& w, uint16_t reg) {
   const uint32_t set = reg / kRegsPerSet;
-  if (set >= regs_.sets_per_owner() || regs_.lookup(w.slot, set) == MappingTable::kNotHeld)
+  const bool held = set < regs_.sets_per_owner() && regs_.lookup(w.slot, set) != MappingTable::kNotHeld;
+  // An issued instruction's sets stay held until it is done with them (its
+  // warp may have moved on to wait for its next phase): only a warp the
+  // coordinator holds back can find a set unmapped, and it waits.
+  if (!held && warps_[w.slot].where != Where::Schedulable) {
+    OperandRoute wait;
+    wait.retry = true;
+    return wait;
+  }
+  if (!held)
     throw std::logic_error("zorua: warp slot " + std::to_string(w.slot) + " accessed R" + std::to_string(reg) +
                            ", whose register set its phase does not hold\n" + describe());
   OperandRoute r;
@@ -295,19 +310,23 @@ void ZoruaSm::release_register_set(uint32_t slot, uint32_t set) {
 }
 
 void ZoruaSm::warp_finished(const WarpContext& w) {
-  Warp& warp = warps_[w.slot];
-  dequeue(w.slot);
+  free_warp(w.slot);
+  shrink_cta_smem(warps_[w.slot].cta);
+  traverse();
+}
+
+void ZoruaSm::free_warp(uint32_t slot) {
+  Warp& warp = warps_[slot];
+  dequeue(slot);
   if (warp.where == Where::Schedulable) {
     note_schedulable_change();
     --schedulable_;
   }
-  for (uint32_t set = 0; set < regs_.sets_per_owner(); ++set) regs_.unmap(w.slot, set);
-  slots_.unmap(w.slot, 0);
+  for (uint32_t set = 0; set < regs_.sets_per_owner(); ++set) regs_.unmap(slot, set);
+  slots_.unmap(slot, 0);
   warp.where = Where::Free;
   Cta& cta = ctas_[warp.cta];
-  cta.warps.erase(std::find(cta.warps.begin(), cta.warps.end(), w.slot));
-  shrink_cta_smem(warp.cta);
-  traverse();
+  cta.warps.erase(std::find(cta.warps.begin(), cta.warps.end(), slot));
 }
 
 void ZoruaSm::memory_response(uint64_t tag, uint64_t cycle) {

@@ -183,6 +183,7 @@ class ZoruaSm {
 
   const PhaseSets& need(const Warp& w) const { return phases_[w.phase]; }
   void enter_phase(uint32_t slot, uint16_t phase);
+  void free_warp(uint32_t slot);  // everything the warp holds, and its place in its CTA
   void after_barrier(uint32_t slot, uint16_t phase);
   void enqueue(uint32_t slot);
   void dequeue(uint32_t slot);
