@@ -66,6 +66,12 @@ struct NoInstructions final : WarpProgram {
   bool next(WarpInstruction&) override { return false; }
 };
 
+// The SM's memory port for a mechanism's own transactions: answered after 100 cycles.
+struct FixedLatencyPort final : MechanismMemoryPort {
+  SwapRegion swap_region() const override { return {1ull << 48, 64ull << 20}; }
+  uint64_t access(uint64_t, bool, uint64_t cycle, uint64_t) override { return cycle + 100; }
+};
+
 TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
   const Case cases[] = {{"jatala-fermi", "hotspot"}, {"jatala-fermi", "lavamd"}, {"jatala-fermi", "nw1"},
                         {"fermi-gtx480", "sgemm"}};
@@ -79,6 +85,8 @@ TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
       const GpuSpec spec = load_gpu_config(c.config, {});
       const KernelProfile p = load_kernel_profile(c.kernel);
       Mechanism m = configured.make(spec.sm, p.resources, p.file, 0, configured.make_kernel_shared_state());
+      FixedLatencyPort port;
+      m.hooks->bind_memory(port);  // as the SM does at launch
       const std::string what = name + " / " + c.kernel + " on " + c.config;
       EXPECT_EQ(m.name, name) << what;
       const Occupancy occ = m.admission->occupancy();

@@ -667,6 +667,7 @@ void ZoruaSm::shrink_cta_smem(uint32_t cta) {
 // --- swap traffic
 
 void ZoruaSm::swap_read(uint32_t slot, uint64_t line) {
+  if (!port_) throw std::logic_error("zorua: swap traffic before the SM bound its memory port (bind_memory)");
   Warp& warp = warps_[slot];
   ++swap_reads_;
   const uint64_t back = port_->access(line, /*is_write=*/false, now_, tag_of(slot));
@@ -675,6 +676,7 @@ void ZoruaSm::swap_read(uint32_t slot, uint64_t line) {
 }
 
 void ZoruaSm::swap_write(uint64_t line) {
+  if (!port_) throw std::logic_error("zorua: swap traffic before the SM bound its memory port (bind_memory)");
   ++swap_writes_;
   port_->access(line, /*is_write=*/true, now_, 0);
 }
