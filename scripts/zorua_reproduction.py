@@ -17,11 +17,10 @@ applications: Baseline 96.6 %, WLM 88.3 %, Zorua 48.2 % (SSSP's Baseline
 range: 23.8 %). Execution time is the run's `cycles` (one clock for both
 mechanisms). Averages over points are arithmetic means of the cycles.
 
-Mechanisms that `smshare run` does not simulate yet (`smshare list
-mechanisms`: "cost only") are left out of the sweep, and their columns say
-"not run": today that is Zorua, so the script gives the Baseline half. A sweep
-never repeats a run whose report it has, so when Zorua lands only its runs
-are simulated.
+Mechanisms that `smshare run` does not simulate (`smshare list mechanisms`:
+"cost only") are left out of the sweep, and their columns say "not run" (a
+build from before Zorua was simulated gives the Baseline half). A sweep never
+repeats a run whose report it has.
 
 usage: scripts/zorua_reproduction.py [--smshare build/smshare] [--jobs 2]
                                      [--out out/sweeps/zorua-cliffs]

@@ -884,6 +884,21 @@ def _(ctx):
     m = z["mechanism_stats"]
     check(m["phase_changes"] > 0 and m["register_table_lookups"] > 0, f"{m}")
     check(z["counters"]["memory"]["swap"]["reads"] == m["swap_reads"], f"{z['counters']['memory']['swap']} vs {m}")
+    # Energy: the tables and queues are priced from their CACTI cfgs.
+    for cfg in ("register_mapping_table", "scratchpad_mapping_table", "warp_slot_mapping_table", "coordinator_queue"):
+        check(z["activity"][cfg]["reads"] > 0, f"activity {cfg}: {z['activity'].get(cfg)}")
+    # The waveform shows the coordinator's queues and the tables' counters under their modules.
+    vcd = ctx.tmp / "zorua.vcd"
+    res = ctx.run("run", "--config", "fermi-gtx480", "--kernel", "nqueens", "--ctas", 20, "--set", "gpu.num_sms=1",
+                  "--mechanism", "zorua", "--vcd", vcd, "--json")
+    expect_rc(res, 0)
+    seen = {}
+    for _, name, v in Vcd(vcd).changes:
+        seen[name] = max(seen.get(name, v), v)
+    for signal in ("coordinator.schedulable_warps", "coordinator.thread_queue", "coordinator.o_thresh",
+                   "register_mapping_table.free_sets", "scratchpad_mapping_table.free_sets",
+                   "warp_slot_mapping_table.free_sets"):
+        check(seen.get("gpu.sm0." + signal, 0) > 0, f"gpu.sm0.{signal} never above 0 in the VCD")
     # The paper's coordinator as written (no forward-progress rule, no swap, no threshold step) deadlocks on a
     # CTA whose warps together need twice the register file; the report names the coordinator's queues.
     big = ("run", "--config", "fermi-gtx480", "--kernel", "dct", "--threads-per-cta", 1024, "--regs-per-thread", 63,

@@ -30,10 +30,11 @@ struct FakePort final : MechanismMemoryPort {
     uint64_t cycle;
   };
   std::vector<Access> accesses;
+  bool defer_reads = false;  // as under FR-FCFS: the memory system answers reads later
   SwapRegion swap_region() const override { return {1ull << 48, 1ull << 22}; }
   uint64_t access(uint64_t line, bool is_write, uint64_t cycle, uint64_t) override {
     accesses.push_back({line, is_write, cycle});
-    return cycle + kSwapLatency;
+    return defer_reads && !is_write ? kDeferred : cycle + kSwapLatency;
   }
   size_t reads() const {
     size_t n = 0;
@@ -119,6 +120,15 @@ TEST(ZoruaPhases, SwapLayoutKeepsRegistersScratchpadAndWarpStateApart) {
   EXPECT_EQ(l.smem_line(1, 130), smem + 2048 + 128);
   EXPECT_EQ(l.warp_state_line(0), smem + 3 * 2048);
   EXPECT_EQ(l.needed_bytes(), 6 * 12 * 128 + 3 * 2048 + 6 * 128u);
+}
+
+// One CTA of 3 warps, R0-R15: 4 register sets a warp, 12 for the CTA.
+KernelResources three_warps_of_four_sets() {
+  KernelResources k;
+  k.grid_ctas = 1;
+  k.threads_per_cta = 96;
+  k.regs_per_thread = 16;
+  return k;
 }
 
 SmSpec small_sm() {
@@ -246,10 +256,7 @@ TEST(ZoruaCoordinator, WarpsTakeTheirPhasesSetsAndWaitInTheQueueOfWhatTheyLack) 
 TEST(ZoruaCoordinator, AnOlderWarpTakesTheRegisterSetsOfAYoungerWarpThatWaitsTheirContentsGoingToSwap) {
   // One CTA of 3 warps, R0-R15 (4 sets each), 8 physical sets, no swap
   // allowed: warps 0 and 1 hold all 8 sets, warp 2 waits.
-  KernelResources k;
-  k.grid_ctas = 1;
-  k.threads_per_cta = 96;
-  k.regs_per_thread = 16;
+  const KernelResources k = three_warps_of_four_sets();
   Settings s = small_settings(0);
   s.forward_progress = false;
   Coordinator c(s, k);
@@ -302,10 +309,7 @@ TEST(ZoruaCoordinator, ASwappedRegisterIsReadFromSwapBeforeIssueAndWrittenThereW
   // o_default 50 %: up to 4 of the 8 register sets may be in swap. A kernel whose one CTA needs more register sets than exist: 3 warps x
   // 4 sets (R0-R15), 8 physical: the third warp's sets go to swap within
   // the 50 % threshold.
-  KernelResources k;
-  k.grid_ctas = 1;
-  k.threads_per_cta = 96;
-  k.regs_per_thread = 16;
+  const KernelResources k = three_warps_of_four_sets();
   Coordinator d(small_settings(50), k);
   CtaAllocation b;
   ASSERT_TRUE(d.z.admit(0, b));
@@ -339,10 +343,7 @@ TEST(ZoruaCoordinator, ASwappedRegisterIsReadFromSwapBeforeIssueAndWrittenThereW
 TEST(ZoruaCoordinator, WithoutForwardProgressAWarpThatCanNeverFitDeadlocksAndIsDescribed) {
   // 3 warps x 4 sets with no swap allowed (o_default 0): warp 2 waits for
   // sets that warps 0 and 1 hold until they end.
-  KernelResources k;
-  k.grid_ctas = 1;
-  k.threads_per_cta = 96;
-  k.regs_per_thread = 16;
+  const KernelResources k = three_warps_of_four_sets();
   Settings s = small_settings(0);
   s.forward_progress = false;
   s.o_thresh_step_percent = 0;
@@ -379,6 +380,31 @@ TEST(ZoruaCoordinator, WithoutForwardProgressAWarpThatCanNeverFitDeadlocksAndIsD
   EXPECT_EQ(e.z.register_table().swapped_sets(), 4u);
 }
 
+TEST(ZoruaCoordinator, ADeferredSwapReadWaitsForItsAnswerAndOneForAnEndedWarpIsDropped) {
+  const KernelResources k = three_warps_of_four_sets();
+  Coordinator c(small_settings(50), k);
+  c.port.defer_reads = true;
+  CtaAllocation a;
+  ASSERT_TRUE(c.z.admit(0, a));
+  for (uint32_t w = 0; w < 3; ++w) c.z.warp_started({w, 0, w, w});
+  const WarpContext w2{2, 0, 2, 2};  // its 4 sets in swap
+  EXPECT_FALSE(c.z.may_issue(w2, alu(5, {3}), 10));
+  EXPECT_FALSE(c.z.may_issue(w2, alu(5, {3}), 500));  // not answered: no time makes it pass
+  c.z.memory_response(2, 520);
+  EXPECT_FALSE(c.z.may_issue(w2, alu(5, {3}), 519));
+  EXPECT_TRUE(c.z.may_issue(w2, alu(5, {3}), 520));
+  // Warp 2 reads R4 from swap and ends before the answer (its last
+  // instruction drained elsewhere): the answer is dropped, not counted
+  // against the warp that takes the slot next.
+  c.z.issued(w2, alu(5, {3}));
+  c.z.operands_read(w2, alu(5, {3}));
+  c.z.register_written(w2, 5);
+  EXPECT_FALSE(c.z.may_issue(w2, alu(6, {4}), 530));
+  c.z.warp_finished(w2);
+  EXPECT_NO_THROW(c.z.memory_response(2, 600));
+  EXPECT_EQ(c.z.check_invariants(), "");
+}
+
 TEST(ZoruaCoordinator, AlgorithmOneMovesTheThresholdByTheEpochsIdleAndMemoryCycles) {
   Settings s = small_settings(10);
   s.epoch_cycles = 1000;
@@ -401,6 +427,14 @@ TEST(ZoruaCoordinator, AlgorithmOneMovesTheThresholdByTheEpochsIdleAndMemoryCycl
   c.z.at_wake(3000, a);
   EXPECT_EQ(c.z.o_thresh_percent(), 10u);
   EXPECT_EQ(c.z.next_wake(), 4000u);
+  // It rises no further than the threshold that allows every table's whole
+  // swap space: here the register table's, 6 warps x 3 sets = 18 of 8
+  // physical sets (225 %).
+  for (uint64_t epoch = 4; epoch < 100; ++epoch) {
+    a.idle_cycles += 1000;
+    c.z.at_wake(epoch * 1000, a);
+  }
+  EXPECT_EQ(c.z.o_thresh_percent(), 225u);
 }
 
 }  // namespace

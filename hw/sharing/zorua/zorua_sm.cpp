@@ -116,8 +116,17 @@ ZoruaSm::ZoruaSm(const SmSpec& sm, const KernelResources& k, const std::string& 
       slots_(s.logical_warps, 1, sm.max_warps, s.logical_warps),
       warps_(s.logical_warps),
       ctas_(s.logical_ctas),
+      stale_responses_(s.logical_warps, 0),
       o_thresh_(s.o_default_percent),
       next_epoch_(s.epoch_cycles) {
+  // Beyond the threshold at which every table's whole swap capacity is
+  // allowed, raising it changes nothing (and a stuck SM would raise it forever).
+  auto full = [](const MappingTable& t) {
+    return t.physical_sets() ? static_cast<uint32_t>((uint64_t{t.swap_capacity()} * 100 + t.physical_sets() - 1) /
+                                                     t.physical_sets())
+                             : 0u;
+  };
+  o_thresh_max_ = std::max({s.o_default_percent, full(regs_), full(smem_)});
   swap_.reg_sets_per_warp = regs_.sets_per_owner();
   swap_.smem_sets_per_cta = smem_.sets_per_owner();
   swap_.logical_warps = s.logical_warps;
@@ -269,16 +278,8 @@ void ZoruaSm::issued(const WarpContext& w, const WarpInstruction& inst) {
     if (inst.src[i] != kNoReg) ++warp.in_use[inst.src[i] / kRegsPerSet];
   for (uint8_t i = 0; i < inst.num_dst; ++i)
     if (inst.dst[i] != kNoReg) ++warp.in_use[inst.dst[i] / kRegsPerSet];
-  if (inst.op == OpClass::SharedStore && smem_.swapped_sets() > 0) {
-    // Lanes whose scratchpad set is in swap write their lines there.
-    uint64_t last = ~0ull;
-    for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-      if (!(inst.active_mask >> lane & 1u)) continue;
-      const uint32_t byte = static_cast<uint32_t>(inst.addr[lane]);
-      if (byte / kSmemSetBytes >= smem_.sets_per_owner() || !smem_.in_swap(warp.cta, byte / kSmemSetBytes)) continue;
-      const uint64_t line = swap_.smem_line(warp.cta, byte);
-      if (line == last) continue;
-      last = line;
+  if (inst.op == OpClass::SharedStore) {
+    for (uint64_t line : swapped_smem_lines(warp.cta, inst)) {
       swap_write(line);
       ++swap_smem_writes_;
     }
@@ -318,6 +319,8 @@ void ZoruaSm::warp_finished(const WarpContext& w) {
 void ZoruaSm::free_warp(uint32_t slot) {
   Warp& warp = warps_[slot];
   dequeue(slot);
+  stale_responses_[slot] += warp.undecided;
+  warp.undecided = 0;
   if (warp.where == Where::Schedulable) {
     note_schedulable_change();
     --schedulable_;
@@ -330,6 +333,10 @@ void ZoruaSm::free_warp(uint32_t slot) {
 }
 
 void ZoruaSm::memory_response(uint64_t tag, uint64_t cycle) {
+  if (stale_responses_.at(tag) > 0) {  // for a warp that ended before its reads came back
+    --stale_responses_[tag];
+    return;
+  }
   Warp& warp = warps_.at(tag);
   if (warp.undecided == 0) throw std::logic_error("zorua: a swap read answered twice");
   --warp.undecided;
@@ -361,8 +368,8 @@ void ZoruaSm::at_wake(uint64_t cycle, const IssueActivity& a) {
   mem_prev_ = a.memory_wait_cycles;
   const int64_t delta = static_cast<int64_t>(settings_.c_delta_thresh);
   const uint32_t before = o_thresh_;
-  if (idle - mem > delta) {
-    o_thresh_ += settings_.o_thresh_step_percent;
+  if (idle - mem > delta && o_thresh_ < o_thresh_max_) {
+    o_thresh_ = std::min(o_thresh_max_, o_thresh_ + settings_.o_thresh_step_percent);
     ++threshold_raises_;
   }
   if (mem - idle > delta && o_thresh_ > 0) {
@@ -422,6 +429,7 @@ void ZoruaSm::enqueue(uint32_t slot) {
   }
   warp.where = Where::Queued;
   warp.queue = q;
+  ++queue_writes_;
   auto& queue = queues_[q];
   const auto at = std::lower_bound(queue.begin(), queue.end(), warp.age,
                                    [this](uint32_t s, uint64_t age) { return warps_[s].age < age; });
@@ -433,6 +441,7 @@ void ZoruaSm::dequeue(uint32_t slot) {
   if (warp.queue == kNoQueue) return;
   auto& queue = queues_[warp.queue];
   queue.erase(std::find(queue.begin(), queue.end(), slot));
+  ++queue_reads_;
   warp.queue = kNoQueue;
 }
 
@@ -691,19 +700,28 @@ void ZoruaSm::fetch_swapped_operands(uint32_t slot, const WarpInstruction& inst)
       ++swap_register_reads_;
     }
   }
-  if (inst.op == OpClass::SharedLoad && smem_.swapped_sets() > 0) {
-    uint64_t last = ~0ull;
-    for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-      if (!(inst.active_mask >> lane & 1u)) continue;
-      const uint32_t byte = static_cast<uint32_t>(inst.addr[lane]);
-      if (byte / kSmemSetBytes >= smem_.sets_per_owner() || !smem_.in_swap(warp.cta, byte / kSmemSetBytes)) continue;
-      const uint64_t line = swap_.smem_line(warp.cta, byte);
-      if (line == last) continue;
-      last = line;
+  if (inst.op == OpClass::SharedLoad) {
+    for (uint64_t line : swapped_smem_lines(warp.cta, inst)) {
       swap_read(slot, line);
       ++swap_smem_reads_;
     }
   }
+}
+
+// The swap lines of the scratchpad bytes the LDS/STS's active lanes touch in
+// the CTA's swapped sets, each once (consecutive lanes share lines).
+std::vector<uint64_t> ZoruaSm::swapped_smem_lines(uint32_t cta, const WarpInstruction& inst) const {
+  std::vector<uint64_t> lines;
+  if (smem_.swapped_sets() == 0) return lines;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    if (!(inst.active_mask >> lane & 1u)) continue;
+    const uint32_t byte = static_cast<uint32_t>(inst.addr[lane]);
+    const uint32_t set = byte / kSmemSetBytes;
+    if (set >= smem_.sets_per_owner() || !smem_.in_swap(cta, set)) continue;
+    const uint64_t line = swap_.smem_line(cta, byte);
+    if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+  }
+  return lines;
 }
 
 // --- checks, probes, counters
@@ -762,6 +780,9 @@ void ZoruaSm::collect(ActivityCounters& out) const {
   out["scratchpad_mapping_table"].writes += smem_.updates();
   out["warp_slot_mapping_table"].reads += slots_.lookups();
   out["warp_slot_mapping_table"].writes += slots_.updates();
+  // A warp entering a queue writes an entry, leaving it reads one.
+  out["coordinator_queue"].reads += queue_reads_;
+  out["coordinator_queue"].writes += queue_writes_;
 }
 
 void ZoruaSm::counters(std::vector<std::pair<std::string, uint64_t>>& c) const {

@@ -212,6 +212,7 @@ class ZoruaSm {
   void swap_read(uint32_t slot, uint64_t line);
   void swap_write(uint64_t line);
   void fetch_swapped_operands(uint32_t slot, const WarpInstruction& inst);
+  std::vector<uint64_t> swapped_smem_lines(uint32_t cta, const WarpInstruction& inst) const;
   void note_schedulable_change();
 
   const SmSpec& sm_;
@@ -233,8 +234,13 @@ class ZoruaSm {
   uint64_t schedulable_since_ = 0;
   uint64_t schedulable_warp_cycles_ = 0;
 
+  // Swap reads still to come back for a warp that ended (its slot may hold
+  // a new warp by then).
+  std::vector<uint32_t> stale_responses_;
+
   // Algorithm 1.
   uint32_t o_thresh_;
+  uint32_t o_thresh_max_ = 0;
   uint64_t next_epoch_;
   // An epoch passed in which no warp could issue and the threshold did not
   // move: only another event can change that, so epochs no longer wake the
@@ -247,6 +253,7 @@ class ZoruaSm {
   uint64_t swap_smem_reads_ = 0, swap_smem_writes_ = 0;
   uint64_t warp_state_saves_ = 0, warp_state_restores_ = 0;
   uint64_t register_sets_swapped_in_ = 0, register_sets_spilled_ = 0, ctas_held_back_ = 0;
+  uint64_t queue_reads_ = 0, queue_writes_ = 0;
   uint64_t phase_changes_ = 0, forced_swaps_ = 0, threshold_raises_ = 0, threshold_lowers_ = 0;
 };
 
