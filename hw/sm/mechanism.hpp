@@ -110,7 +110,10 @@ struct IssueActivity {
   uint64_t idle_cycles = 0;         // no warp ready (the pipeline had room)
   uint64_t stall_cycles = 0;        // a ready warp found its pipeline full
   uint64_t memory_wait_cycles = 0;  // of both, waiting on memory
+  uint64_t memory_wait_idle_cycles = 0;  // of those, counted in idle_cycles
   uint64_t non_issue_cycles() const { return idle_cycles + stall_cycles; }
+  // Idle for a reason other than memory (Zorua's c_idle: more warps could use the pipeline).
+  uint64_t idle_not_memory_cycles() const { return idle_cycles - memory_wait_idle_cycles; }
 };
 
 // Global-memory transactions a mechanism makes itself (Zorua's swap space),

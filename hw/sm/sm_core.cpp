@@ -253,7 +253,10 @@ void SmCore::account_gap(uint64_t cycles) {
   } else {
     if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles += cycles;
     else stats_.idle_cycles += cycles;
-    if (last_waited_on_memory_) memory_wait_cycles_ += cycles;
+    if (last_waited_on_memory_) {
+      memory_wait_cycles_ += cycles;
+      if (last_reason_ != StallReason::Pipeline) memory_wait_idle_cycles_ += cycles;
+    }
     stats_.reason_cycles[static_cast<int>(last_reason_)] += cycles;
     accumulate_residency(cycles);
     stats_.route_retries += cycles * route_retries_this_cycle_;
@@ -287,7 +290,8 @@ uint64_t SmCore::tick(uint64_t cycle) {
   counts_as_active_ = had_warps;
   if (!inert_gate_) mechanism_.hooks->begin_cycle(cycle);
   if (cycle >= hook_wake_) {
-    mechanism_.hooks->at_wake(cycle, {stats_.idle_cycles, stats_.stall_cycles, memory_wait_cycles_});
+    mechanism_.hooks->at_wake(cycle,
+                              {stats_.idle_cycles, stats_.stall_cycles, memory_wait_cycles_, memory_wait_idle_cycles_});
     hook_wake_ = mechanism_.hooks->next_wake();
   }
   open_barriers();
@@ -848,7 +852,10 @@ void SmCore::issue() {
                                                            last_reason_ == StallReason::Pipeline)) ||
                             (last_reason_ == StallReason::Gate && mechanism_.hooks->waits_on_memory(now_)));
   if (!counts_as_active_) return;
-  if (last_waited_on_memory_) ++memory_wait_cycles_;
+  if (last_waited_on_memory_) {
+    ++memory_wait_cycles_;
+    if (last_reason_ != StallReason::Pipeline) ++memory_wait_idle_cycles_;
+  }
   stats_.reason_cycles[static_cast<int>(last_reason_)]++;
   if (issued_any) stats_.issue_cycles++;
   else if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles++;

@@ -452,6 +452,7 @@ class SmCore : private MechanismMemoryPort {
   // (IssueActivity::memory_wait_cycles); skipped cycles count as it did.
   bool last_waited_on_memory_ = false;
   uint64_t memory_wait_cycles_ = 0;
+  uint64_t memory_wait_idle_cycles_ = 0;  // of those, idle (not a full pipeline)
   bool cycle_by_cycle_ = false;
   bool deadlocked_ = false;
 

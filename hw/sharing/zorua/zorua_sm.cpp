@@ -362,9 +362,9 @@ void ZoruaSm::at_wake(uint64_t cycle, const IssueActivity& a) {
   if (cycle < next_epoch_) return;
   while (next_epoch_ <= cycle) next_epoch_ += settings_.epoch_cycles;
   // Algorithm 1, with c_idle and c_mem counted over the epoch.
-  const int64_t idle = static_cast<int64_t>(a.idle_cycles - idle_prev_);
+  const int64_t idle = static_cast<int64_t>(a.idle_not_memory_cycles() - idle_prev_);
   const int64_t mem = static_cast<int64_t>(a.memory_wait_cycles - mem_prev_);
-  idle_prev_ = a.idle_cycles;
+  idle_prev_ = a.idle_not_memory_cycles();
   mem_prev_ = a.memory_wait_cycles;
   const int64_t delta = static_cast<int64_t>(settings_.c_delta_thresh);
   const uint32_t before = o_thresh_;
