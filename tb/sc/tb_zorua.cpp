@@ -189,7 +189,8 @@ TEST(ZoruaGpu, ManyBarriersUnderOversubscriptionFinishWithEveryWarpHoldingItsPha
   constexpr uint32_t kGrid = 24;
   ScriptedKernel k("alternating", alternating_kernel(kGrid), [](uint32_t, uint32_t w) { return alternating_program(w); });
   const GpuSpec spec = load_gpu_config("fermi-gtx480", {"gpu.num_sms=2"});
-  const ConfiguredMechanism zorua = mechanism_registry().configure({"zorua", {}, ""});
+  // A 25 % threshold: register sets go to swap from the start.
+  const ConfiguredMechanism zorua = mechanism_registry().configure({"zorua", {"zorua.o_default=25"}, ""});
   GpuModule gpu("gpu", spec, {&k}, zorua, "scripted");
   InvariantChecker checker("checker", gpu, spec.core_period_ps());
   const std::string tree = describe_hierarchy(gpu);

@@ -63,6 +63,20 @@ class Summary(unittest.TestCase):
         self.assertEqual(zr.point_label(zr.summary(r["nqueens"]["baseline"])["best_point"]), "T96 S15744")
 
 
+class Warps(unittest.TestCase):
+    def test_zorua_schedulable_warps_against_baseline_resident_warps(self):
+        # Zorua: 3,000 schedulable warp-cycles over 100 cycles on 2 SMs = 15 a SM; Baseline: 10 resident.
+        rows = [row("dct", "baseline", 100, regs_per_thread=20, threads_per_cta=64, avg_resident_warps_per_sm=10),
+                row("dct", "zorua", 100, regs_per_thread=20, threads_per_cta=64,
+                    **{"config.params.gpu.num_sms": "2", "mechanism_stats.schedulable_warp_cycles": 3000})]
+        for i, r in enumerate(rows):
+            r["hash"] = f"{i:016x}"
+        w = zr.warps(sweep_fixtures.results("zorua-cliffs", zr.SPEC, rows))
+        self.assertEqual((w["dct"]["baseline"], w["dct"]["zorua"]), ([10], [15.0]))
+        (dct,) = [line for line in zr.warps_table(w).splitlines() if line.startswith("| dct (DCT)")]
+        self.assertTrue(dct.endswith("| 10.0 | 15.0 | +50.0 % |"), dct)
+
+
 class Table(unittest.TestCase):
     def test_zorua_not_run_says_so(self):
         text = zr.table(runs(DCT))

@@ -21,12 +21,12 @@ std::shared_ptr<MechanismSettings> declare_settings(ParamTable& table) {
                  "CTA slots per SM; at least sm.max_ctas (Sec. 5.1: 16)");
   table.add_uint("zorua.o_default", &m->o_default_percent, 0, 1000,
                  "Algorithm 1's initial threshold: sets in swap, percent of each resource's physical sets "
-                 "(paper: not given; ours 10)");
+                 "(paper: not given; ours 0)");
   table.add_uint("zorua.o_thresh_step", &m->o_thresh_step_percent, 0, 1000,
                  "Algorithm 1's step, percent of the physical sets (paper: not given; ours 5)");
   table.add_uint("zorua.c_delta_thresh", &m->c_delta_thresh, 0, 1u << 30,
                  "Algorithm 1: cycles by which c_idle and c_mem of an epoch must differ to move the threshold "
-                 "(paper: not given; ours 64)");
+                 "(paper: not given; ours 512)");
   table.add_uint("zorua.epoch", &m->epoch_cycles, 1, 1u << 30,
                  "Algorithm 1's epoch in core cycles (paper: not given; ours 2048)");
   table.add_uint("zorua.mapping_table_cycles", &m->mapping_table_cycles, 0, 64,

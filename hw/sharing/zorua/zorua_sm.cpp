@@ -278,6 +278,7 @@ void ZoruaSm::issued(const WarpContext& w, const WarpInstruction& inst) {
     if (inst.src[i] != kNoReg) ++warp.in_use[inst.src[i] / kRegsPerSet];
   for (uint8_t i = 0; i < inst.num_dst; ++i)
     if (inst.dst[i] != kNoReg) ++warp.in_use[inst.dst[i] / kRegsPerSet];
+  if (is_shared_memory(inst.op)) look_up_smem_sets(warp.cta, inst);
   if (inst.op == OpClass::SharedStore) {
     for (uint64_t line : swapped_smem_lines(warp.cta, inst)) {
       swap_write(line);
@@ -448,6 +449,7 @@ void ZoruaSm::dequeue(uint32_t slot) {
 void ZoruaSm::make_schedulable(uint32_t slot) {
   Warp& warp = warps_[slot];
   stuck_ = false;
+  slots_.lookup(slot, 0);  // the scheduler's slot of the warp: its schedulable bit is set there (fn. 6)
   warp.where = Where::Schedulable;
   warp.queue = kNoQueue;
   warp.head_fetched = false;
@@ -708,6 +710,19 @@ void ZoruaSm::fetch_swapped_operands(uint32_t slot, const WarpInstruction& inst)
   }
 }
 
+// The LDS/STS's scratchpad sets are looked up in the mapping table, once
+// each (Sec. 4.5: the compute units access the tables first).
+void ZoruaSm::look_up_smem_sets(uint32_t cta, const WarpInstruction& inst) {
+  std::bitset<kMaxSmemSets> seen;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    if (!(inst.active_mask >> lane & 1u)) continue;
+    const uint32_t set = static_cast<uint32_t>(inst.addr[lane] / kSmemSetBytes);
+    if (set >= smem_.sets_per_owner() || seen.test(set)) continue;
+    seen.set(set);
+    smem_.lookup(cta, set);
+  }
+}
+
 // The swap lines of the scratchpad bytes the LDS/STS's active lanes touch in
 // the CTA's swapped sets, each once (consecutive lanes share lines).
 std::vector<uint64_t> ZoruaSm::swapped_smem_lines(uint32_t cta, const WarpInstruction& inst) const {
@@ -802,6 +817,7 @@ void ZoruaSm::counters(std::vector<std::pair<std::string, uint64_t>>& c) const {
   c.emplace_back("forced_swaps", forced_swaps_);
   c.emplace_back("ctas_held_back", ctas_held_back_);
   c.emplace_back("register_table_lookups", regs_.lookups());
+  c.emplace_back("scratchpad_table_lookups", smem_.lookups());
   c.emplace_back("scratchpad_table_updates", smem_.updates());
   c.emplace_back("warp_slot_table_updates", slots_.updates());
   c.emplace_back("threshold_raises", threshold_raises_);

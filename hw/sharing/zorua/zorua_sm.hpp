@@ -73,10 +73,10 @@ struct Settings final : MechanismSettings {
   uint32_t logical_warps = 64;  // Sec. 5.1
   uint32_t logical_ctas = 16;   // Sec. 5.1
   // Algorithm 1; the paper defers its values to a technical report: ours,
-  // with the reasons, in docs/zorua.md.
-  uint32_t o_default_percent = 10;
+  // with the reasons, in docs/zorua-reproduction.md.
+  uint32_t o_default_percent = 0;
   uint32_t o_thresh_step_percent = 5;
-  uint32_t c_delta_thresh = 64;
+  uint32_t c_delta_thresh = 512;
   uint32_t epoch_cycles = 2048;
   uint32_t mapping_table_cycles = 2;  // Sec. 5.1
   // Ours (the paper has no such rule): when no warp can issue, the oldest
@@ -213,6 +213,7 @@ class ZoruaSm {
   void swap_write(uint64_t line);
   void fetch_swapped_operands(uint32_t slot, const WarpInstruction& inst);
   std::vector<uint64_t> swapped_smem_lines(uint32_t cta, const WarpInstruction& inst) const;
+  void look_up_smem_sets(uint32_t cta, const WarpInstruction& inst);
   void note_schedulable_change();
 
   const SmSpec& sm_;
