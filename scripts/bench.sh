@@ -15,6 +15,8 @@ echo "== hotspot profile on fermi-gtx480 =="
 build/bench_sim_speed fermi-gtx480 hotspot
 echo "== hotspot profile on fermi-gtx480 with EXPARS =="
 build/bench_sim_speed fermi-gtx480 hotspot --mechanism expars
+echo "== hotspot profile on fermi-gtx480 with Zorua =="
+build/bench_sim_speed fermi-gtx480 hotspot --mechanism zorua
 
 trace_dir=build/bench-trace
 if [ ! -f "$trace_dir/kernelslist.g" ]; then

@@ -5,35 +5,36 @@
 // accessors.
 //
 //  * Logical warps and CTAs. The SM holds zorua.logical_warps warp slots and
-//    zorua.logical_ctas CTA slots (SmSlots); a CTA is admitted while logical
-//    slots last (Sec. 4.2: "when the coordinator has free warp slots for a
-//    new thread block"). Registers and scratchpad are not reserved at
-//    admission: each warp acquires its phase's sets from the coordinator.
+//    zorua.logical_ctas CTA slots (SmSlots). A CTA starts while logical slots
+//    last and the virtual space holds it: the register and scratchpad sets
+//    the resident warps' current phases hold, plus its warps' first phase,
+//    within the physical sets plus o_thresh percent (Sec. 3.1, challenge 1).
+//    Nothing is reserved at admission: each warp acquires its phase's sets.
 //  * Phases. The front end gives each phase's need (KernelResources::
 //    phase_needs): the registers (in sets of 4 warp registers, Sec. 4.5.1)
 //    and scratchpad bytes (1 KB sets of the CTA) it holds. A warp meets a
 //    phase specifier when the gate is shown its first instruction of a new
 //    phase; a barrier is a boundary too (Sec. 3.2.1, 4.2).
-//  * Coordinator events (Sec. 4.2): a CTA starts (its warps join the
-//    thread/barrier queue), a warp changes phase (it releases the sets its
-//    new phase does not hold — once no issued instruction still reads or
-//    writes them — and joins the first queue whose resource it lacks), a
-//    warp or CTA ends (everything is released), and, ours, an epoch ends
-//    (Algorithm 1 may have moved the threshold). At every event the queues
-//    are traversed, register queue first, then scratchpad, then
-//    thread/barrier, each in age order, until nothing moves.
-//  * Queues. Thread/barrier: the warp needs a physical warp slot (the
-//    schedulers' slots, sm.max_warps); a free one, else one taken from a warp
-//    waiting at a barrier or from a younger warp that is not schedulable,
-//    whose state (PC, SIMT stack: one 128-B line) is written to swap and read
-//    back when it gets a slot again. Scratchpad: the CTA's sets the phase
-//    holds. Register: the warp's sets. A set is mapped to a free physical
-//    set, else to swap when the sets in swap stay within the oversubscription
-//    threshold (o_thresh percent of the physical sets, Sec. 4.4). Forward
-//    progress (ours; the paper says only that the queue order avoids
-//    deadlock): when no warp is schedulable, the warps of the oldest
-//    resident CTA may use swap beyond the threshold; and a warp may take
-//    the slot of a younger CTA's warp that is waiting in a queue.
+//  * Coordinator events (Sec. 4.2): a CTA's warp launches, a warp changes
+//    phase (it releases the sets its new phase does not hold, each once no
+//    issued instruction still reads or writes it, and waits in the queue of
+//    the first resource it lacks: thread/barrier, scratchpad, register),
+//    a warp reaches a barrier (its slot may go to another warp), a warp or
+//    CTA ends, and, ours, an epoch ends. At every event every waiting warp
+//    is checked, oldest first; it passes only with everything it lacks at
+//    once, and no younger warp takes what an older one still lacks.
+//  * Resources. A physical warp slot: a free one, else one taken from a warp
+//    at a barrier or from a younger CTA's waiting warp, whose state (PC,
+//    SIMT stack: one 128-B line) goes to swap and is read back when it gets
+//    a slot again. A register set: a free physical set, else one taken from
+//    a younger waiting warp (its 4 registers written to swap, read back when
+//    that warp holds the set again), else a set in swap while the sets in
+//    swap stay within o_thresh percent of the physical ones (Sec. 4.4).
+//    A scratchpad set: free, else swap within the threshold. Register sets
+//    left free after an event take back swapped sets (read from swap).
+//    Forward progress (ours; the paper says only that the queue order
+//    avoids deadlock): when no warp is schedulable, the oldest resident
+//    CTA's warps may use swap beyond the threshold (zorua.forward_progress).
 //  * Schedulable warps hold a physical warp slot and every set of their
 //    phase; only they pass the gate. A swapped register an instruction reads
 //    is read from swap (one line per register) before the warp issues it, a
@@ -43,8 +44,10 @@
 //    SM's slice of the swap region (dram.swap_base).
 //  * Every register access looks up the register mapping table: the route
 //    adds zorua.mapping_table_cycles (Sec. 5.1: 2) to it.
-//  * Algorithm 1 each zorua.epoch_cycles: c_idle and c_mem are counted over
-//    the epoch (IssueActivity: idle cycles, and cycles waiting on memory).
+//  * Algorithm 1 each zorua.epoch cycles, with c_idle and c_mem the epoch's
+//    idle cycles not waiting on memory and its memory-wait cycles
+//    (IssueActivity); o_thresh stops where all swap space is allowed.
+// docs/zorua-reproduction.md says why each choice beyond the paper was made.
 #pragma once
 
 #include <bitset>
