@@ -321,7 +321,7 @@ void ZoruaSm::free_warp(uint32_t slot) {
   Warp& warp = warps_[slot];
   dequeue(slot);
   stale_responses_[slot] += warp.undecided;
-  warp.undecided = 0;
+  warp.undecided = 0;  // (undecided_reads_ still counts them until they come back)
   if (warp.where == Where::Schedulable) {
     note_schedulable_change();
     --schedulable_;
@@ -334,6 +334,9 @@ void ZoruaSm::free_warp(uint32_t slot) {
 }
 
 void ZoruaSm::memory_response(uint64_t tag, uint64_t cycle) {
+  if (undecided_reads_ == 0) throw std::logic_error("zorua: a swap read answered twice");
+  --undecided_reads_;
+  last_swap_ready_ = std::max(last_swap_ready_, cycle);
   if (stale_responses_.at(tag) > 0) {  // for a warp that ended before its reads came back
     --stale_responses_[tag];
     return;
@@ -346,12 +349,14 @@ void ZoruaSm::memory_response(uint64_t tag, uint64_t cycle) {
 
 uint64_t ZoruaSm::next_wake() const {
   uint64_t wake = std::min(wake_at_, stuck_ ? MechanismHooks::kNever : next_epoch_);
+  if (undecided_reads_ == 0 && last_swap_ready_ <= now_) return wake;  // no swap data on its way
   for (const Warp& w : warps_)
     if (w.where == Where::Schedulable && w.undecided == 0 && w.ready_at > now_) wake = std::min(wake, w.ready_at);
   return wake;
 }
 
 bool ZoruaSm::waits_on_swap(uint64_t cycle) const {
+  if (undecided_reads_ == 0 && last_swap_ready_ <= cycle) return false;
   for (const Warp& w : warps_)
     if (w.where == Where::Schedulable && (w.undecided > 0 || w.ready_at > cycle)) return true;
   return false;
@@ -682,8 +687,13 @@ void ZoruaSm::swap_read(uint32_t slot, uint64_t line) {
   Warp& warp = warps_[slot];
   ++swap_reads_;
   const uint64_t back = port_->access(line, /*is_write=*/false, now_, tag_of(slot));
-  if (back == MechanismMemoryPort::kDeferred) ++warp.undecided;
-  else warp.ready_at = std::max(warp.ready_at, back);
+  if (back == MechanismMemoryPort::kDeferred) {
+    ++warp.undecided;
+    ++undecided_reads_;
+  } else {
+    warp.ready_at = std::max(warp.ready_at, back);
+    last_swap_ready_ = std::max(last_swap_ready_, back);
+  }
 }
 
 void ZoruaSm::swap_write(uint64_t line) {

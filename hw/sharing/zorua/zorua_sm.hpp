@@ -241,6 +241,10 @@ class ZoruaSm {
   // Swap reads still to come back for a warp that ended (its slot may hold
   // a new warp by then).
   std::vector<uint32_t> stale_responses_;
+  // Swap data on its way: deferred reads not answered, and the latest cycle
+  // a read is back (no warp waits on swap beyond either).
+  uint32_t undecided_reads_ = 0;
+  uint64_t last_swap_ready_ = 0;
 
   // Algorithm 1.
   uint32_t o_thresh_;
