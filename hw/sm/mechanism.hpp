@@ -130,9 +130,11 @@ class MechanismMemoryPort {
   virtual ~MechanismMemoryPort() = default;
   virtual SwapRegion swap_region() const = 0;
   // One transaction leaving the SM at `cycle` for the whole line at
-  // `line_addr`: the cycle its response (read data, write acknowledgement)
-  // is back, or kDeferred for a read whose return the memory system decides
-  // later: MechanismHooks::memory_response(tag, cycle) then says when.
+  // `line_addr`: the cycle its response (read data, write acknowledgement;
+  // `cycle` for a write the memory system holds, which is never
+  // acknowledged) is back, or kDeferred for a read whose return the memory
+  // system decides later: MechanismHooks::memory_response(tag, cycle) then
+  // says when.
   virtual uint64_t access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) = 0;
 };
 

@@ -532,6 +532,8 @@ uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint6
   const uint32_t token = next_read_token();
   const uint64_t ready = memory_.access(line_addr, ChunkMask::line(line_bytes_), is_write, cycle, token);
   if (ready != GlobalMemoryPort::kDeferred) return ready;
+  // A write held at the L2 (FR-FCFS) is never acknowledged: nothing waits for it.
+  if (is_write) return cycle;
   open_read(token, /*icache=*/false, line_addr, ChunkMask());
   reads_[token].mechanism = true;
   reads_[token].tag = tag;

@@ -351,6 +351,7 @@ TEST(ZoruaCoordinator, WithoutForwardProgressAWarpThatCanNeverFitDeadlocksAndIsD
   CtaAllocation a;
   ASSERT_TRUE(c.z.admit(0, a));
   for (uint32_t w = 0; w < 3; ++w) c.z.warp_started({w, 0, w, w});
+  c.z.at_wake(0, IssueActivity{});  // the kernel's first tick starts the epochs
   EXPECT_EQ(c.z.schedulable_warps(), 2u);
   EXPECT_EQ(c.z.register_queue_length() + c.z.thread_queue_length(), 1u);
   // Both at a barrier: nothing can issue, the threshold stays at 0 (no step): stuck.
@@ -358,9 +359,14 @@ TEST(ZoruaCoordinator, WithoutForwardProgressAWarpThatCanNeverFitDeadlocksAndIsD
     ASSERT_TRUE(c.z.may_issue({w, 0, w, w}, tb::barrier(), 1));
     c.z.issued({w, 0, w, w}, tb::barrier());
   }
+  // The kernel's first tick starts the epochs; the first epoch had warps
+  // that could issue, the second none: stuck.
   IssueActivity act;
-  act.idle_cycles = 5000;
+  act.idle_cycles = 2000;
   c.z.at_wake(2048, act);
+  EXPECT_EQ(c.z.next_wake(), 4096u);
+  act.idle_cycles = 4000;
+  c.z.at_wake(4096, act);
   EXPECT_EQ(c.z.next_wake(), MechanismHooks::kNever);  // epochs no longer wake the SM: it finds the deadlock
   const std::string d = c.z.describe();
   EXPECT_NE(d.find("2 warps at a barrier"), std::string::npos) << d;
@@ -412,6 +418,7 @@ TEST(ZoruaCoordinator, AlgorithmOneMovesTheThresholdByTheEpochsIdleAndMemoryCycl
   s.o_thresh_step_percent = 5;
   Coordinator c(s);
   c.start_cta(0, 0);
+  c.z.at_wake(0, IssueActivity{});  // the kernel's first tick starts the epochs
   c.z.at_wake(1, IssueActivity{});  // the SM asks the gate again the cycle after a warp became schedulable
   EXPECT_EQ(c.z.next_wake(), 1000u);
   IssueActivity a;

@@ -208,7 +208,7 @@ uint32_t ZoruaSm::smem_allocated() const {
 
 OperandRoute ZoruaSm::route(const WarpContext& w, uint16_t reg) {
   const uint32_t set = reg / kRegsPerSet;
-  const bool held = set < regs_.sets_per_owner() && regs_.lookup(w.slot, set) != MappingTable::kNotHeld;
+  const bool held = set < regs_.sets_per_owner() && regs_.held(w.slot, set);
   // An issued instruction's sets stay held until it is done with them (its
   // warp may have moved on to wait for its next phase): only a warp the
   // coordinator holds back can find a set unmapped, and it waits.
@@ -220,6 +220,7 @@ OperandRoute ZoruaSm::route(const WarpContext& w, uint16_t reg) {
   if (!held)
     throw std::logic_error("zorua: warp slot " + std::to_string(w.slot) + " accessed R" + std::to_string(reg) +
                            ", whose register set its phase does not hold\n" + describe());
+  regs_.lookup(w.slot, set);  // the access that goes ahead reads the table (a retry does not)
   OperandRoute r;
   r.bank = static_cast<uint16_t>((reg + w.slot) % sm_.register_banks);
   r.extra_cycles = static_cast<uint16_t>(settings_.mapping_table_cycles);
@@ -348,6 +349,7 @@ void ZoruaSm::memory_response(uint64_t tag, uint64_t cycle) {
 }
 
 uint64_t ZoruaSm::next_wake() const {
+  if (!epoch_started_) return now_;  // the kernel's first tick starts the epochs (at_wake)
   uint64_t wake = std::min(wake_at_, stuck_ ? MechanismHooks::kNever : next_epoch_);
   if (undecided_reads_ == 0 && last_swap_ready_ <= now_) return wake;  // no swap data on its way
   for (const Warp& w : warps_)
@@ -365,6 +367,16 @@ bool ZoruaSm::waits_on_swap(uint64_t cycle) const {
 void ZoruaSm::at_wake(uint64_t cycle, const IssueActivity& a) {
   now_ = cycle;
   if (cycle >= wake_at_) wake_at_ = MechanismHooks::kNever;
+  if (!epoch_started_) {
+    // The kernel's first tick: epochs and Algorithm 1's counters start here
+    // (the SM's cycles and activity run over every kernel of the stream).
+    epoch_started_ = true;
+    next_epoch_ = cycle + settings_.epoch_cycles;
+    idle_prev_ = a.idle_not_memory_cycles();
+    mem_prev_ = a.memory_wait_cycles;
+    schedulable_epoch_start_ = schedulable_warp_cycles_;
+    return;
+  }
   if (cycle < next_epoch_) return;
   while (next_epoch_ <= cycle) next_epoch_ += settings_.epoch_cycles;
   // Algorithm 1, with c_idle and c_mem counted over the epoch.
@@ -383,7 +395,13 @@ void ZoruaSm::at_wake(uint64_t cycle, const IssueActivity& a) {
     ++threshold_lowers_;
   }
   traverse();  // a higher threshold may let queued warps through
-  stuck_ = schedulable_ == 0 && o_thresh_ == before && !waits_on_swap(cycle);
+  // Stuck: no warp could issue over the whole epoch and the threshold cannot
+  // help (it did not move, or it allows all swap space already).
+  note_schedulable_change();
+  const bool idle_epoch = schedulable_warp_cycles_ == schedulable_epoch_start_;
+  schedulable_epoch_start_ = schedulable_warp_cycles_;
+  stuck_ = schedulable_ == 0 && idle_epoch && (o_thresh_ == before || o_thresh_ == o_thresh_max_) &&
+           !waits_on_swap(cycle);
 }
 
 // --- the coordinator
@@ -515,7 +533,7 @@ void ZoruaSm::swap_in_registers() {
   std::sort(by_age.begin(), by_age.end(), [this](uint32_t a, uint32_t b) { return warps_[a].age < warps_[b].age; });
   for (uint32_t slot : by_age) {
     for (uint32_t set = 0; set < regs_.sets_per_owner() && regs_.free_sets() > 0; ++set) {
-      if (!regs_.in_swap(slot, set)) continue;
+      if (!regs_.in_swap(slot, set) || warps_[slot].release_pending.test(set)) continue;  // (dead once released)
       regs_.unmap(slot, set);
       regs_.map_physical(slot, set);
       for (uint16_t r = 0; r < kRegsPerSet; ++r) swap_read(slot, swap_.register_line(slot, set * kRegsPerSet + r));
@@ -569,20 +587,23 @@ bool ZoruaSm::acquire_all(uint32_t slot, Lacks& blocked) {
   lacks.registers = !reg_missing.empty();
   const bool overtakes = (lacks.slot && blocked.slot) || (lacks.smem && blocked.smem) ||
                          (lacks.registers && blocked.registers);
+  auto wait = [&] {  // no younger warp takes what this one lacks either
+    blocked.slot = blocked.slot || lacks.slot;
+    blocked.smem = blocked.smem || lacks.smem;
+    blocked.registers = blocked.registers || lacks.registers;
+    return false;
+  };
+  if (overtakes) return wait();  // an older warp still waits for it
   const uint32_t victim = !lacks.slot || slots_.free_sets() > 0 ? kNone : slot_victim(slot);
   const bool may_exceed = may_exceed_threshold(warp.cta);
   const auto preempt = reg_missing.size() > regs_.free_sets()
                            ? register_victims(slot, reg_missing.size() - regs_.free_sets())
                            : std::vector<std::pair<uint32_t, uint32_t>>();
   bool smem_exceeds = false, reg_exceeds = false;
-  if (overtakes || (lacks.slot && slots_.free_sets() == 0 && victim == kNone) ||
+  if ((lacks.slot && slots_.free_sets() == 0 && victim == kNone) ||
       !fits(smem_, smem_missing.size(), 0, may_exceed, smem_exceeds) ||
-      !fits(regs_, reg_missing.size(), preempt.size(), may_exceed, reg_exceeds)) {
-    blocked.slot = blocked.slot || lacks.slot;
-    blocked.smem = blocked.smem || lacks.smem;
-    blocked.registers = blocked.registers || lacks.registers;
-    return false;
-  }
+      !fits(regs_, reg_missing.size(), preempt.size(), may_exceed, reg_exceeds))
+    return wait();
   forced_swaps_ += smem_exceeds + reg_exceeds;
   for (const auto& [owner, set] : preempt) spill_register_set(owner, set);
   map_all(smem_, warp.cta, smem_missing);

@@ -16,8 +16,10 @@
 //    phase specifier when the gate is shown its first instruction of a new
 //    phase; a barrier is a boundary too (Sec. 3.2.1, 4.2).
 //  * Coordinator events (Sec. 4.2): a CTA's warp launches, a warp changes
-//    phase (it releases the sets its new phase does not hold, each once no
-//    issued instruction still reads or writes it, and waits in the queue of
+//    phase (it releases the register sets its new phase does not hold, each
+//    once no issued instruction still reads or writes it; its CTA's
+//    scratchpad sets go as soon as no warp's phase holds them, LDS/STS still
+//    in flight or not: the model carries no data; and it waits in the queue of
 //    the first resource it lacks: thread/barrier, scratchpad, register),
 //    a warp reaches a barrier (its slot may go to another warp), a warp or
 //    CTA ends, and, ours, an epoch ends. At every event every waiting warp
@@ -124,7 +126,10 @@ class ZoruaSm {
   OperandRoute route(const WarpContext& w, uint16_t reg);
 
   // --- gate and events
-  void begin_cycle(uint64_t cycle) { now_ = cycle; }
+  void begin_cycle(uint64_t cycle) {
+    now_ = cycle;
+    if (!epoch_started_) schedulable_since_ = cycle;  // launch-time events counted from the first tick
+  }
   void warp_started(const WarpContext& w);
   bool may_issue(const WarpContext& w, const WarpInstruction& inst, uint64_t cycle);
   void issued(const WarpContext& w, const WarpInstruction& inst);
@@ -254,6 +259,8 @@ class ZoruaSm {
   // move: only another event can change that, so epochs no longer wake the
   // SM (which then finds its deadlock).
   bool stuck_ = false;
+  bool epoch_started_ = false;               // at_wake has seen the kernel's first tick
+  uint64_t schedulable_epoch_start_ = 0;     // schedulable_warp_cycles_ when the epoch began
   uint64_t idle_prev_ = 0, mem_prev_ = 0;
 
   uint64_t swap_reads_ = 0, swap_writes_ = 0;
