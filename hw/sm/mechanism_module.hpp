@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "hw/common/structure_module.hpp"
 #include "hw/sm/mechanism.hpp"
@@ -53,6 +55,16 @@ class MechanismStructureModule : public StructureModule {
   // The counters of the instance attached (all 0 before the first), always
   // the same names in the same order.
   virtual StructureCounters instance_counters() const = 0;
+
+  // For attach(): `state`, the structure's state in the bound instance as
+  // its mechanism's accessor found it (jatala_sm_of, ...). Null means the
+  // module was bound to an instance of another mechanism (`expected` names
+  // the one it needs): a model error.
+  template <class State>
+  const State* require_state(const State* state, const char* expected) const {
+    if (!state) throw std::logic_error(std::string(name()) + ": bound to a mechanism that is not " + expected);
+    return state;
+  }
 
  private:
   static StructureCounters sum(const StructureCounters& a, StructureCounters b) {

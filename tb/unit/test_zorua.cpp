@@ -301,8 +301,11 @@ TEST(ZoruaCoordinator, AnOlderWarpTakesTheRegisterSetsOfAYoungerWarpThatWaitsThe
   EXPECT_TRUE(d.z.may_issue({0, 0, 0, 2}, alu(1, {2}), 50 + kSwapLatency));
   std::vector<std::pair<std::string, uint64_t>> counters;
   d.z.counters(counters);
-  for (const auto& [name, v] : counters)
-    if (name == "register_sets_spilled") EXPECT_EQ(v, 4u);
+  for (const auto& [name, v] : counters) {
+    if (name == "register_sets_spilled") {
+      EXPECT_EQ(v, 4u);
+    }
+  }
 }
 
 TEST(ZoruaCoordinator, ASwappedRegisterIsReadFromSwapBeforeIssueAndWrittenThereWhenItsResultIs) {

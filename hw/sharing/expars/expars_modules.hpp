@@ -15,9 +15,6 @@
 //             bank_wait_cycles
 #pragma once
 
-#include <stdexcept>
-#include <string>
-
 #include "hw/sharing/expars/expars_sm.hpp"
 #include "hw/sm/mechanism_module.hpp"
 
@@ -28,8 +25,7 @@ class ExparsModule : public MechanismStructureModule {
  protected:
   using MechanismStructureModule::MechanismStructureModule;
   void attach(const Mechanism& m) override {
-    state_ = expars_sm_of(m);
-    if (!state_) throw std::logic_error(std::string(name()) + ": bound to a mechanism that is not expars");
+    state_ = require_state(expars_sm_of(m), "expars");
     restart();
   }
   // Restarts the "this cycle" probes for a new instance.

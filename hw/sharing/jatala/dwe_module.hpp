@@ -9,9 +9,6 @@
 // SM0's. Counter: refusals (instructions the draw held back).
 #pragma once
 
-#include <stdexcept>
-#include <string>
-
 #include "hw/sharing/jatala/jatala_sm.hpp"
 #include "hw/sm/mechanism_module.hpp"
 
@@ -29,8 +26,7 @@ class DweModule : public MechanismStructureModule {
  protected:
   void attach(const Mechanism& m) override {
     state_ = jatala_sm_of(m);
-    dwe_ = state_ ? state_->dwe() : nullptr;
-    if (!dwe_) throw std::logic_error(std::string(name()) + ": bound to a mechanism without dynamic warp execution");
+    dwe_ = require_state(state_ ? state_->dwe() : nullptr, "regshare/spmshare with dynamic warp execution");
   }
 
   StructureCounters instance_counters() const override { return {{"refusals", state_ ? state_->dwe_refusals() : 0}}; }

@@ -22,7 +22,6 @@
 // acquisitions, lock_waits (waits begun) and, for regshare, rule_refusals.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -72,8 +71,7 @@ class LockArrayModule : public MechanismStructureModule {
 
  protected:
   void attach(const Mechanism& m) override {
-    state_ = jatala_sm_of(m);
-    if (!state_) throw std::logic_error(std::string(name()) + ": bound to a mechanism that is not regshare/spmshare");
+    state_ = require_state(jatala_sm_of(m), "regshare/spmshare");
     acquisitions_ = ThisCycleCount();
     rule_refusals_ = ThisCycleCount();
   }

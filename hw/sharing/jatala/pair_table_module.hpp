@@ -15,8 +15,6 @@
 // ownership_transfers (an owner finished while its partner stayed: Sec. IV).
 #pragma once
 
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "hw/sharing/jatala/jatala_sm.hpp"
@@ -45,8 +43,7 @@ class PairTableModule : public MechanismStructureModule {
 
  protected:
   void attach(const Mechanism& m) override {
-    state_ = jatala_sm_of(m);
-    if (!state_) throw std::logic_error(std::string(name()) + ": bound to a mechanism that is not regshare/spmshare");
+    state_ = require_state(jatala_sm_of(m), "regshare/spmshare");
   }
 
   StructureCounters instance_counters() const override {

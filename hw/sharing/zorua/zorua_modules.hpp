@@ -12,9 +12,6 @@
 //   counters: lookups, updates, swap_mappings
 #pragma once
 
-#include <stdexcept>
-#include <string>
-
 #include "hw/sharing/zorua/zorua_mechanism.hpp"
 #include "hw/sm/mechanism_module.hpp"
 
@@ -24,8 +21,7 @@ class ZoruaModule : public MechanismStructureModule {
  protected:
   using MechanismStructureModule::MechanismStructureModule;
   void attach(const Mechanism& m) override {
-    state_ = zorua_sm_of(m);
-    if (!state_) throw std::logic_error(std::string(name()) + ": bound to a mechanism that is not zorua");
+    state_ = require_state(zorua_sm_of(m), "zorua");
   }
   const ZoruaSm* state_ = nullptr;
 };

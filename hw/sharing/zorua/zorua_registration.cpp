@@ -96,7 +96,7 @@ void register_mechanisms(MechanismRegistry& registry) {
   d.occupancy = [](const SmSpec& sm, const KernelResources& k, const std::string& origin,
                    const MechanismSettings& s) {
     check_slots(sm, settings_as<Settings>(s));
-    return ZoruaSm(sm, k, origin, settings_as<Settings>(s)).occupancy();
+    return logical_occupancy(sm, k, origin, settings_as<Settings>(s));
   };
   d.describe_occupancy = [](const MechanismSettings& s, const SmSpec& sm, const KernelResources&, const std::string&,
                             nlohmann::json& occ) {

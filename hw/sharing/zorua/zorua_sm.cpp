@@ -76,8 +76,9 @@ uint32_t register_sets_per_warp(const std::vector<PhaseSets>& phases) {
   return n;
 }
 
-Occupancy logical_occupancy(const SmSpec& sm, const KernelResources& k, const std::string& origin,
-                            const Settings& s) {
+}  // namespace
+
+Occupancy logical_occupancy(const SmSpec& sm, const KernelResources& k, const std::string& origin, const Settings& s) {
   // Registers and scratchpad are virtual: they never bind; the logical
   // warp and CTA slots do.
   SmSpec logical = sm;
@@ -100,7 +101,6 @@ Occupancy logical_occupancy(const SmSpec& sm, const KernelResources& k, const st
   return o;
 }
 
-}  // namespace
 
 ZoruaSm::ZoruaSm(const SmSpec& sm, const KernelResources& k, const std::string& origin, const Settings& s)
     : sm_(sm),

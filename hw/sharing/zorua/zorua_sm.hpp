@@ -101,6 +101,12 @@ struct PhaseSets {
 // holds scratchpad beyond smem_bytes_per_cta.
 std::vector<PhaseSets> phase_sets(const KernelResources& k, const std::string& origin);
 
+// Resident CTAs per SM under Zorua (`smshare occupancy`, the report): the
+// logical warp and CTA slots bind, registers and scratchpad are virtual.
+// InputError naming `origin` when a CTA cannot run at all (more warps than
+// physical slots, more scratchpad than the SM has).
+Occupancy logical_occupancy(const SmSpec& sm, const KernelResources& k, const std::string& origin, const Settings& s);
+
 // The SM's slice of the swap region and where each swapped item lives in it.
 struct SwapLayout {
   uint64_t base = 0, bytes = 0;
