@@ -37,6 +37,8 @@ struct AddedHardware {
   // Units of a power-gated SM that are gated (Dhar & Chen Table III names);
   // empty: default_gated_units() (hw/power/power_model.hpp).
   std::vector<std::string> gated_units;
+  // SMs whose gated_units are off in this configuration (Dhar & Chen's inactive SMs).
+  uint32_t gated_sms = 0;
   // Every SM pays Table III's "additional wiring" static power (cross-SM sharing).
   bool cross_sm_wiring_static = false;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 #include "hw/common/error.hpp"
 
@@ -63,17 +64,27 @@ std::shared_ptr<KernelSharedState> ConfiguredMechanism::make_kernel_shared_state
 }
 
 Mechanism ConfiguredMechanism::make(const SmSpec& sm, const KernelResources& kernel, const std::string& origin,
-                                    uint32_t sm_id, std::shared_ptr<KernelSharedState> shared) const {
+                                    uint32_t sm_id, std::shared_ptr<KernelSharedState> shared,
+                                    const MechanismSettings* sm_settings) const {
   require_simulated("run");
-  Mechanism m = descriptor_->make(sm, kernel, origin, *settings_, sm_id, std::move(shared));
+  Mechanism m = descriptor_->make(sm, kernel, origin, sm_settings ? *sm_settings : *settings_, sm_id, std::move(shared));
   m.name = name();
   return m;
 }
 
-std::vector<std::unique_ptr<MechanismStructureModule>> ConfiguredMechanism::make_modules(const SmSpec& sm,
-                                                                                         uint32_t sm_id) const {
+std::vector<std::unique_ptr<MechanismStructureModule>> ConfiguredMechanism::make_modules(
+    const SmSpec& sm, uint32_t sm_id, const MechanismSettings* sm_settings) const {
   if (!descriptor_->make_modules) return {};
-  return descriptor_->make_modules(sm, *settings_, sm_id);
+  return descriptor_->make_modules(sm, sm_settings ? *sm_settings : *settings_, sm_id);
+}
+
+SmConfiguration ConfiguredMechanism::configure_sm(const GpuSpec& gpu, uint32_t sm_id) const {
+  if (!descriptor_->configure_sm) return {gpu, slots(gpu.sm, sm_id), -1, {}, nullptr};
+  SmConfiguration c = descriptor_->configure_sm(gpu, *settings_, sm_id);
+  if ((c.slots.warps == 0) != (c.slots.ctas == 0))
+    throw std::logic_error("--mechanism " + name() + ": SM " + std::to_string(sm_id) +
+                           " holds warp slots without CTA slots or the reverse");
+  return c;
 }
 
 SmSlots ConfiguredMechanism::slots(const SmSpec& sm, uint32_t sm_id) const {

@@ -44,6 +44,19 @@ struct StorageFormula {
   uint32_t comparators_per_sm = 0;
 };
 
+// SM `sm_id`'s hardware in a run, as the mechanism's configuration bits set
+// it at kernel launch (Dhar & Chen Sec. V-B; the same for every kernel of the
+// run, fixed before elaboration like the slots).
+struct SmConfiguration {
+  GpuSpec spec;            // the SM's hardware: its resources and pipeline latencies
+  SmSlots slots;           // its warp and CTA slots (0 and 0: an inactive SM the CTA dispatcher skips)
+  int32_t neighbour = -1;  // the SM whose register banks its RemoteRegisterFile group reaches; -1: none
+  std::string role;        // for the report ("active", "inactive", ...); empty: the GPU's own SM
+  // What the SM's make() and make_modules() receive as settings instead of
+  // the family's (e.g. the SM's place in its group); null: the family's.
+  std::shared_ptr<const MechanismSettings> settings;
+};
+
 struct MechanismDescriptor {
   std::string name;         // --mechanism NAME
   std::string family;       // settings prefix (--set <family>.<key>=<value>); empty: no settings
@@ -95,6 +108,11 @@ struct MechanismDescriptor {
   // the SM's own (physical_slots).
   std::function<SmSlots(const SmSpec&, const MechanismSettings&, uint32_t sm_id)> slots;
 
+  // SM `sm_id`'s hardware (SmConfiguration). Empty: the GPU's spec with the
+  // slots above. A mechanism that sets it gives the slots here (and leaves
+  // `slots` empty).
+  std::function<SmConfiguration(const GpuSpec&, const MechanismSettings&, uint32_t sm_id)> configure_sm;
+
   // What it adds to the GPU's area and energy (storage sized from `spec` and
   // the settings, paper costs, gated units, cross-SM wiring). Empty: nothing
   // (baseline).
@@ -143,11 +161,16 @@ class ConfiguredMechanism {
   void require_simulated(const std::string& command) const;
   void require_occupancy(const std::string& command) const;
   std::shared_ptr<KernelSharedState> make_kernel_shared_state() const;
+  // `sm_settings`: the SM's own (SmConfiguration::settings); null: the family's.
   Mechanism make(const SmSpec& sm, const KernelResources& kernel, const std::string& origin, uint32_t sm_id = 0,
-                 std::shared_ptr<KernelSharedState> shared = nullptr) const;
+                 std::shared_ptr<KernelSharedState> shared = nullptr,
+                 const MechanismSettings* sm_settings = nullptr) const;
   // The descriptor's make_modules for SM `sm_id` (none when it is empty);
   // call it while SM `sm_id`'s module is being constructed.
-  std::vector<std::unique_ptr<MechanismStructureModule>> make_modules(const SmSpec& sm, uint32_t sm_id) const;
+  std::vector<std::unique_ptr<MechanismStructureModule>> make_modules(
+      const SmSpec& sm, uint32_t sm_id, const MechanismSettings* sm_settings = nullptr) const;
+  // SM `sm_id`'s hardware (the descriptor's configure_sm; else `gpu` with slots()).
+  SmConfiguration configure_sm(const GpuSpec& gpu, uint32_t sm_id) const;
   // The descriptor's slots for SM `sm_id` (the SM's own when it is empty);
   // InputError naming the mechanism if it gives an SM no warp slot for a CTA
   // slot or CTA slots without warp slots.

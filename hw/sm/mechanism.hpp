@@ -4,6 +4,7 @@
 // is the trivial implementation of each.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,6 +39,11 @@ struct WarpContext {
   uint32_t cta_slot = 0;     // CTA slot on the SM
   uint32_t warp_in_cta = 0;
   uint64_t age = 0;          // dynamic warp id (launch order)
+  // The physical SM of a cross-SM group whose register banks and operand
+  // collectors serve the warp (Dhar & Chen Sec. V-B2: 0 = this SM's own, 1 =
+  // the neighbour's lent to it); always 0 outside cross-SM sharing. Fixed at
+  // launch by RegisterRoute::home().
+  uint8_t home = 0;
 };
 
 // Where a CTA's resources were placed.
@@ -47,6 +53,7 @@ struct CtaAllocation {
   uint32_t smem_bytes = 0;
   uint32_t threads = 0;
   uint32_t warps = 0;
+  uint8_t home = 0;  // whose resources it holds (WarpContext::home): the SM's own, or the neighbour's it borrows
 };
 
 // May another CTA start on this SM, and with which resources.
@@ -76,6 +83,11 @@ class RegisterRoute {
  public:
   virtual ~RegisterRoute() = default;
   virtual OperandRoute route(const WarpContext& w, uint16_t reg, bool is_write, uint64_t cycle) = 0;
+  // The register indexing policy: the home (WarpContext::home) of a warp
+  // launched with `w` (its home field holds its CTA's CtaAllocation::home).
+  // Its operands are routed to that SM's banks and its instructions take
+  // that SM's operand collectors (Mechanism::own_collector_units).
+  virtual uint8_t home(const WarpContext& w) const { return w.home; }
 };
 
 // Which warps may issue this cycle (beyond the pipeline's own hazards).
@@ -225,6 +237,16 @@ struct Mechanism {
   std::shared_ptr<KernelSharedState> shared_state;  // the kernel's GPU-wide state, if any
   // Banks of the operand cache its route sends accesses to (BankGroup::OperandCache; EXPARS: 4).
   uint32_t operand_cache_banks = 0;
+  // Cross-SM sharing: of each collector pool (SP, SFU, MEM), the units on
+  // the SM's own side; the rest of the pool is the neighbour's and serves
+  // warps of home 1 only. All 0: one pool per type, for every warp.
+  std::array<uint32_t, 3> own_collector_units{};
+  // Dhar & Chen's BigSM: warps 2k and 2k+1 of a CTA are the two halves of
+  // one wide warp. After the lower half issues, the SM issues the upper
+  // half's next instruction in the same cycle if it is the same instruction
+  // (same pc) and the upper half is ready; the gate keeps the halves in
+  // step (the lower half waits for an upper half that fell behind).
+  bool wide_warps = false;
 };
 
 // The SM's default policies, which the baseline mechanism is made of and a

@@ -1,6 +1,8 @@
 #include "hw/sm/operand_collectors.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace smshare {
 
@@ -23,6 +25,7 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
   const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
   if (free_units_[u] == 0) return false;
   auto first = units_.begin() + pool_begin_[u], last = units_.begin() + pool_begin_[u + 1];
+  if (home_split_[u]) (warp.home ? first : last) = units_.begin() + home_split_[u];
   auto free_unit = std::find_if(first, last, [](const CollectorUnit& c) { return !c.busy; });
   if (free_unit == last) return false;
   CollectorUnit& c = *free_unit;
@@ -44,6 +47,16 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
   if (c.pending) ++reading_units_;
   c.ready_cycle = time(cycle, step) + 1;
   return true;
+}
+
+void OperandCollectors::set_home_split(const std::array<uint32_t, kNumExecUnits>& own_units) {
+  for (unsigned u = 0; u < kNumExecUnits; ++u) {
+    const uint32_t size = pool_begin_[u + 1] - pool_begin_[u];
+    if (own_units[u] > size)
+      throw std::logic_error("operand collectors: " + std::to_string(own_units[u]) + " own units in a pool of " +
+                             std::to_string(size));
+    home_split_[u] = own_units[u] && own_units[u] < size ? pool_begin_[u] + own_units[u] : 0;
+  }
 }
 
 OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRoute& route,

@@ -6,6 +6,10 @@
 // Rules:
 //  * Allocation at issue: an instruction takes the lowest-numbered free
 //    unit of its type (none free: the warp cannot issue, a pipeline stall).
+//    With a home split (cross-SM sharing, set_home_split) each pool's first
+//    units are the SM's own and the rest its neighbour's: a warp takes a
+//    unit on its home's side only (WarpContext::home), so its operands and
+//    its collector are on one physical SM (Dhar & Chen Sec. V-B2).
 //    Its source registers are deduplicated (an instruction reading r3 twice
 //    reads it once) and all are unread.
 //  * Reading, once per cycle: the units are visited in rotating order,
@@ -86,7 +90,12 @@ class OperandCollectors {
   // it); false if none is free.
   bool allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle, uint32_t step = 0);
 
-  // Whether allocate() would find a free unit for an instruction bound for `unit`.
+  // Pool u's first own_units[u] units serve warps of home 0, the rest warps
+  // of home 1; all 0: no split. Only between kernels (no unit busy).
+  void set_home_split(const std::array<uint32_t, kNumExecUnits>& own_units);
+
+  // Whether allocate() could find a free unit for an instruction bound for
+  // `unit` (with a home split: on either side).
   bool has_free_unit(ExecUnit unit) const { return free_units_[static_cast<unsigned>(unit)] > 0; }
 
   // The operand-read stage of `cycle` (step `step` of it).
@@ -114,6 +123,7 @@ class OperandCollectors {
  private:
   std::vector<CollectorUnit> units_;
   std::array<uint32_t, kNumExecUnits + 1> pool_begin_{};  // units of type u: [pool_begin_[u], pool_begin_[u + 1])
+  std::array<uint32_t, kNumExecUnits> home_split_{};  // per pool: first unit of home 1 (0: no split)
   uint64_t time(uint64_t cycle, uint32_t step) const { return cycle * steps_per_cycle_ + step; }
 
   bool stepped_ = false;           // sm.pipeline_registers

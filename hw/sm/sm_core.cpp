@@ -42,6 +42,10 @@ struct SmCore::Warp {
   std::bitset<kMaxArchRegs> pending_writes;  // the scoreboard
   uint32_t in_flight = 0;                    // issued, not yet written back
   uint32_t pending_loads = 0;                // global loads in flight (long latency)
+  // Mechanism::wide_warps: on a wide warp's lower half, the slot of its
+  // upper half (kNoHalf: none, or this is not a lower half).
+  static constexpr uint32_t kNoHalf = ~0u;
+  uint32_t upper_half = kNoHalf;
 
   const WarpInstruction& head() const { return ibuffer[ib_head]; }
   void pop() {
@@ -180,6 +184,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   kernel_ = &kernel;
   mechanism_ = std::move(mechanism);
   arbitrator_.set_banks(BankGroup::OperandCache, mechanism_.operand_cache_banks);
+  collectors_.set_home_split(mechanism_.own_collector_units);
   mechanism_.hooks->bind(arbitrator_);
   mechanism_.hooks->bind_memory(*this);
   // Each kernel starts with a cold L1 (GPGPU-Sim flushes it at kernel
@@ -226,7 +231,9 @@ bool SmCore::launch_one_cta() {
       --gate_refused_[slot % spec_.num_schedulers];
     }
     warp.at_barrier = false;
-    warp.ctx = {slot, cta_slot, w, next_age_++};
+    warp.ctx = {slot, cta_slot, w, next_age_++, alloc.home};
+    warp.ctx.home = mechanism_.route->home(warp.ctx);
+    warp.upper_half = Warp::kNoHalf;
     warp.program = mechanism_.hooks->decode(warp.ctx, kernel_->warp_program(cta.cta_id, w));
     warp.ib_head = warp.ib_count = 0;
     warp.ib_visible = 0;
@@ -235,6 +242,8 @@ bool SmCore::launch_one_cta() {
     cta.warp_slots.push_back(slot);
     refresh(slot);
   }
+  if (mechanism_.wide_warps)
+    for (uint32_t w = 0; w + 1 < warps_needed; w += 2) warps_[cta.warp_slots[w]].upper_half = cta.warp_slots[w + 1];
   cta.live_warps = cta.may_arrive = warps_needed;
   ++resident_ctas_;
   resident_warps_ += warps_needed;
@@ -819,6 +828,7 @@ void SmCore::issue() {
       Warp& w = warps_[slot];
       if (!w.valid || w.wait != StallReason::None) continue;
       const ExecUnit first_unit = exec_unit_of(w.head().op);
+      const uint64_t pc = w.head().pc;
       const IssueOutcome outcome = try_issue(s, slot);
       if (outcome == IssueOutcome::GateRefused) {
         best = std::max(best, StallReason::Gate);
@@ -834,6 +844,7 @@ void SmCore::issue() {
         continue;
       }
       issued_any = true;
+      if (w.upper_half != Warp::kNoHalf) issue_upper_half(w.upper_half, pc);
       // Dual issue (GPGPU-Sim's scheduler_unit::cycle with
       // gpgpu_max_insn_issue_per_warp = 2): the same warp's next instruction,
       // if it has no hazard of its own after the first issued (refresh() saw
@@ -862,6 +873,12 @@ void SmCore::issue() {
   if (issued_any) stats_.issue_cycles++;
   else if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles++;
   else stats_.idle_cycles++;
+}
+
+void SmCore::issue_upper_half(uint32_t upper, uint64_t pc) {
+  const Warp& u = warps_[upper];
+  if (!u.valid || u.wait != StallReason::None || u.head().pc != pc) return;  // it catches up on its own
+  try_issue(upper % spec_.num_schedulers, upper);
 }
 
 SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {

@@ -244,6 +244,11 @@ class SmCore : private MechanismMemoryPort {
   // retirement).
   enum class IssueOutcome : uint8_t { Issued, GateRefused, PipelineFull };
   IssueOutcome try_issue(size_t scheduler, uint32_t slot);
+  // Mechanism::wide_warps: the lower half of a wide warp just issued the
+  // instruction at `pc`; its upper half in slot `upper` issues the same one
+  // in this cycle if it is ready (through its own scheduler and the gate),
+  // else later on its own.
+  void issue_upper_half(uint32_t upper, uint64_t pc);
   void fetch();
   // The fetch group just put in warp `slot`'s instruction buffer looks up
   // the instruction cache: it decodes (a hit) or waits for a line fill.

@@ -16,13 +16,25 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
   }
   cta_dispatcher_ = std::make_unique<CtaDispatcherModule>("cta_dispatcher");
   memory_ = std::make_unique<MemorySystem>("memory", spec);
+  sm_configs_.reserve(spec.num_sms);
+  for (uint32_t i = 0; i < spec.num_sms; ++i) sm_configs_.push_back(mechanism_.configure_sm(spec, i));
   for (uint32_t i = 0; i < spec.num_sms; ++i) {
+    const SmConfiguration& c = sm_configs_[i];
     auto sm = std::make_unique<SmModule>(
-        ("sm" + std::to_string(i)).c_str(), i, spec,
-        [this](uint32_t sm_id) { return mechanism_.make_modules(spec_.sm, sm_id); }, mechanism_.slots(spec.sm, i));
+        ("sm" + std::to_string(i)).c_str(), i, c.spec,
+        [this](uint32_t sm_id) {
+          const SmConfiguration& own = sm_configs_[sm_id];
+          return mechanism_.make_modules(own.spec.sm, sm_id, own.settings.get());
+        },
+        c.slots);
     sm->socket.bind(memory_->sm_socket(i));
     sms_.push_back(std::move(sm));
   }
+  // Cross-SM sharing: an SM reaches its neighbour's register banks.
+  for (uint32_t i = 0; i < spec.num_sms; ++i)
+    if (sm_configs_[i].neighbour >= 0)
+      sms_[i]->core().bank_arbitrator().attach_neighbour(
+          sms_.at(static_cast<size_t>(sm_configs_[i].neighbour))->core().bank_arbitrator());
   due_.assign(spec.num_sms, SmCore::kNever);
   // Kernel 0 is launched in start_of_simulation(); the clock runs from
   // time 0 and re-arms itself for the next cycle anything is due.
@@ -125,9 +137,12 @@ void GpuModule::launch(size_t k) {
   // One GPU-wide state per kernel, shared by every SM's mechanism instance.
   std::shared_ptr<KernelSharedState> shared = mechanism_.make_kernel_shared_state();
   cta_dispatcher_->bind(*dispatchers_[k]);
-  for (uint32_t i = 0; i < sms_.size(); ++i)
-    sms_[i]->begin_kernel(*rec.kernel, mechanism_.make(spec_.sm, rec.kernel->resources(), kernel_origin_, i, shared),
-                          *dispatchers_[k]);
+  for (uint32_t i = 0; i < sms_.size(); ++i) {
+    const SmConfiguration& c = sm_configs_[i];
+    sms_[i]->begin_kernel(
+        *rec.kernel, mechanism_.make(c.spec.sm, rec.kernel->resources(), kernel_origin_, i, shared, c.settings.get()),
+        *dispatchers_[k]);
+  }
   for (bool any = true; any;) {
     any = false;
     for (auto& sm : sms_) any |= sm->core().launch_one_cta();

@@ -65,6 +65,7 @@ class GpuModule : public sc_core::sc_module {
   const MemorySystem& memory() const { return *memory_; }
   const CtaDispatcherModule& cta_dispatcher() const { return *cta_dispatcher_; }
   const std::vector<std::unique_ptr<SmModule>>& sms() const { return sms_; }
+  const SmConfiguration& sm_configuration(uint32_t sm) const { return sm_configs_.at(sm); }
   const std::vector<KernelRecord>& kernels() const { return records_; }
   bool deadlocked() const;
   uint64_t total_warp_instructions() const;  // issued so far, every SM and kernel
@@ -100,6 +101,9 @@ class GpuModule : public sc_core::sc_module {
   std::vector<std::unique_ptr<CtaDispatcher>> dispatchers_;
   std::unique_ptr<CtaDispatcherModule> cta_dispatcher_;  // bound to dispatchers_[k] when kernel k launches
   std::unique_ptr<MemorySystem> memory_;
+  // Per SM, its hardware in this run (the mechanism's configuration bits);
+  // each SmModule holds a reference to its spec: sized once, never moved.
+  std::vector<SmConfiguration> sm_configs_;
   std::vector<std::unique_ptr<SmModule>> sms_;
   size_t next_kernel_ = 0;
   std::vector<uint64_t> due_;                 // per SM: next cycle to tick, SmCore::kNever when asleep

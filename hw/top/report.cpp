@@ -189,6 +189,7 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
   energy_options.node = id.power_node;
   energy_options.mechanism = id.mechanism;
   energy_options.hardware = added;
+  energy_options.gated_sms = added.gated_sms;
   const double simulated_seconds = static_cast<double>(cycles) * static_cast<double>(spec.core_period_ps()) * 1e-12;
   report["simulated_seconds"] = simulated_seconds;
   json energy = energy_report(spec, activity, simulated_seconds, energy_options);

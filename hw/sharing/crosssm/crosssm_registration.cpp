@@ -1,7 +1,11 @@
 // Dhar & Chen's cross-SM sharing configurations in the mechanism registry:
-// Occ, Bal, BigSM and BigSM_Occ. Not simulated yet: registered for their
-// hardware cost (Sec. V-A, VI-A) and static power (Table III), which
+// Occ, Bal, BigSM and BigSM_Occ, the `crosssm.*` settings, each SM's
+// configuration (configuration.hpp), the per-SM factory
+// (crosssm_mechanism.hpp), the boundary buffer and dummy stage modules, and
+// the hardware cost (Sec. V-A, VI-A) and power gating (Table III) that
 // `smshare area` and the energy model read.
+#include "hw/sharing/crosssm/crosssm_mechanism.hpp"
+#include "hw/sharing/crosssm/crosssm_modules.hpp"
 #include "hw/sharing/registry.hpp"
 
 namespace smshare::crosssm {
@@ -10,9 +14,8 @@ namespace {
 // Sec. V-A: boundary buffer entries (our assumption, see the cfg).
 constexpr uint32_t kBoundaryBufferEntries = 8;
 
-// What every configuration adds; `merged_simd`: BigSM merges the SIMD units
-// of a pair, so an inactive SM's SIMD units stay on.
-AddedHardware hardware(const GpuSpec& spec, bool merged_simd) {
+AddedHardware hardware(const GpuSpec& spec, const Settings& s) {
+  const bool wide = shape(s.scheme).wide_warps;
   AddedHardware h;
   h.structures.push_back({"boundary_buffer", "boundary_buffer",
                           uint64_t{kBoundaryBufferEntries} * spec.sm.warp_size * 32, 1,
@@ -23,32 +26,117 @@ AddedHardware hardware(const GpuSpec& spec, bool merged_simd) {
   h.paper_costs = {
       {"cross_sm_wiring", 4.71 / 2, "Dhar & Chen Sec. VI-A: 4.71 mm^2 per SM pair (CACTI wire model)", true},
       {"issue_pipelining_logic", 0.064, "Dhar & Chen Sec. VI-A: 0.064 mm^2 per SM (synthesized, 45 nm)", false}};
-  if (merged_simd) h.gated_units = {"front_end", "ldst", "undiff", "tex_const_cache"};
-  h.cross_sm_wiring_static = true;
+  // Fig. 4: an inactive SM's front end, LDST unit, undifferentiated logic
+  // and texture/constant caches are off; its SIMD units too, unless BigSM
+  // merges them; its register file and L1/scratchpad serve its neighbour.
+  h.gated_units = {"front_end", "ldst", "undiff", "tex_const_cache"};
+  if (!wide) h.gated_units.insert(h.gated_units.begin() + 1, "simd");
+  h.gated_sms = layout(s.scheme, spec.num_sms, s.bypass).inactive;
+  h.cross_sm_wiring_static = true;  // the wires exist in every configuration, the bypass's too
   return h;
 }
 
-MechanismDescriptor descriptor(const char* name, bool merged_simd, const char* description) {
+SmConfiguration configure_sm(const GpuSpec& gpu, const Settings& s, uint32_t sm_id) {
+  auto sm_settings = std::make_shared<SmSettings>();
+  sm_settings->run = s;
+  sm_settings->place = place(s.scheme, gpu.num_sms, sm_id, s.bypass);
+  sm_settings->base = gpu.sm;
+  SmConfiguration c{gpu, physical_slots(gpu.sm), -1, to_string(sm_settings->place.role), sm_settings};
+  switch (sm_settings->place.role) {
+    case Role::Baseline: break;
+    case Role::Inactive: c.slots = {0, 0}; break;
+    case Role::Active:
+      c.spec = active_spec(s.scheme, gpu, s.boundary_cycles);
+      c.slots = {c.spec.sm.max_warps, gpu.sm.max_ctas};  // CTA slots stay the baseline's (Sec. VI-C2)
+      c.neighbour = sm_settings->place.neighbour;
+      break;
+  }
+  return c;
+}
+
+void describe(const Settings& s, const SmSpec& sm, nlohmann::json& occ) {
+  const SchemeShape sh = shape(s.scheme);
+  const Borrowed b = borrowed(s.scheme, sm);
+  const double scale = 1.0 + sh.borrowed_halves / 2.0;
+  nlohmann::json active;
+  if (s.bypass) {
+    occ["crosssm"] = {{"bypass", true}, {"note", "every SM a baseline SM: the occupancy is the baseline's"}};
+    return;
+  }
+  active["warps"] = sm.max_warps * sh.warp_multiplier / 2;
+  active["threads"] = sm.max_threads * sh.warp_multiplier / 2;
+  active["warp_lanes"] = sm.warp_size * (sh.wide_warps ? 2 : 1);
+  active["registers"] = sm.registers + b.registers;
+  active["scratchpad_bytes"] = sm.scratchpad_bytes + b.smem_bytes;
+  active["l1_scale"] = scale;
+  active["simd_lanes"] = sm.warp_size * (sh.wide_warps ? 2 : 1);
+  active["cta_slots"] = sm.max_ctas;
+  occ["crosssm"] = {{"group_size", sh.group_size},
+                    {"actives_per_group", sh.actives_per_group},
+                    {"per_active_sm", active},
+                    {"note", "CTAs per SM above are per active SM; inactive SMs hold none, SMs left over "
+                             "from whole groups are baseline SMs (report: mechanism_stats)"}};
+}
+
+MechanismDescriptor descriptor(Scheme scheme, const char* description) {
   MechanismDescriptor d;
-  d.name = name;
+  d.name = to_string(scheme);
   d.family = "crosssm";
   d.description = description;
-  d.hardware = [merged_simd](const GpuSpec& spec, const MechanismSettings&) { return hardware(spec, merged_simd); };
+  d.declare_settings = [scheme](ParamTable& table) {
+    auto s = std::make_shared<Settings>();
+    s->scheme = scheme;
+    table.add_bool("crosssm.bypass", &s->bypass,
+                   "configuration bits off: every SM a baseline SM with baseline timing (Sec. V-A's bypass)");
+    table.add_uint("crosssm.boundary_cycles", &s->boundary_cycles, 0, 8,
+                   "cycles a path crossing the SM boundary adds, and the dummy stages add to its local twin "
+                   "(Sec. VI-A: 1)");
+    return s;
+  };
+  d.occupancy = [](const SmSpec& sm, const KernelResources& k, const std::string& origin,
+                   const MechanismSettings& ms) {
+    const Settings& s = settings_as<Settings>(ms);
+    return s.bypass ? baseline_occupancy(sm, k, origin) : active_occupancy(s.scheme, sm, k, origin);
+  };
+  d.describe_occupancy = [](const MechanismSettings& s, const SmSpec& sm, const KernelResources&, const std::string&,
+                            nlohmann::json& occ) { describe(settings_as<Settings>(s), sm, occ); };
+  d.configure_sm = [](const GpuSpec& gpu, const MechanismSettings& s, uint32_t sm_id) {
+    return configure_sm(gpu, settings_as<Settings>(s), sm_id);
+  };
+  d.make = [](const SmSpec& sm, const KernelResources& k, const std::string& origin, const MechanismSettings& ms,
+              uint32_t, std::shared_ptr<KernelSharedState>) {
+    // Without a configuration (a test building one SM): an SM outside any group.
+    if (const auto* s = dynamic_cast<const SmSettings*>(&ms)) return make(sm, k, origin, *s);
+    SmSettings alone;
+    alone.run = settings_as<Settings>(ms);
+    alone.base = sm;
+    return make(sm, k, origin, alone);
+  };
+  d.make_modules = [](const SmSpec&, const MechanismSettings& ms, uint32_t sm_id) {
+    std::vector<std::unique_ptr<MechanismStructureModule>> m;
+    const auto* s = dynamic_cast<const SmSettings*>(&ms);
+    if (!s || s->place.role != Role::Active) return m;
+    m.push_back(std::make_unique<BoundaryBufferModule>("boundary_buffer", sm_id));
+    m.push_back(std::make_unique<DummyStageModule>("dummy_stage", sm_id));
+    return m;
+  };
+  d.hardware = [](const GpuSpec& spec, const MechanismSettings& s) { return hardware(spec, settings_as<Settings>(s)); };
   return d;
 }
 
 }  // namespace
 
 void register_mechanisms(MechanismRegistry& registry) {
-  registry.add(descriptor("occ", false,
+  registry.add(descriptor(Scheme::Occ,
                           "Dhar & Chen, Occ: half the SMs off; each active SM doubles warps, registers, "
                           "scratchpad and L1 with its neighbour's"));
-  registry.add(descriptor("bal", false,
-                          "Dhar & Chen, Bal: one third of the SMs off, their resources split over two active "
+  registry.add(descriptor(Scheme::Bal,
+                          "Dhar & Chen, Bal: one SM of each trio off, its resources split over the two active "
                           "SMs (+50%)"));
-  registry.add(descriptor("bigsm", true,
-                          "Dhar & Chen, BigSM: pairs of SMs with doubled warp width and merged SIMD units"));
-  registry.add(descriptor("bigsm_occ", true, "Dhar & Chen, BigSM_Occ: BigSM and Occ combined"));
+  registry.add(descriptor(Scheme::BigSm,
+                          "Dhar & Chen, BigSM: pairs of SMs with 64-wide warps (two warps fused), merged SIMD "
+                          "units, doubled registers, scratchpad and L1"));
+  registry.add(descriptor(Scheme::BigSmOcc, "Dhar & Chen, BigSM_Occ: BigSM with twice the resident wide warps"));
 }
 
 }  // namespace smshare::crosssm
