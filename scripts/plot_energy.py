@@ -4,8 +4,11 @@
   scripts/plot_energy.py report.json out.png
 
 Reads report["energy"] (the section hw/power's energy_report writes): one
-stacked bar per structure (dynamic and leakage energy), plus the static power
-of the SM units CACTI does not model (Dhar & Chen Table III) when present.
+stacked bar per structure (dynamic and leakage energy), the static power of
+the SM units CACTI does not model (Dhar & Chen Table III) when present, and
+one dynamic-energy bar per pipeline component with a published per-event
+energy (energy.pipeline.components: SP/SFU lanes, ...). Pipeline components
+counted without an energy are named under the plot.
 Needs matplotlib (Debian: python3-matplotlib, for /usr/bin/python3); if the
 running interpreter lacks it, the script re-runs itself with /usr/bin/python3.
 """
@@ -39,17 +42,27 @@ def load(path):
     static = energy.get("sm_unit_static", {})
     if isinstance(static, dict) and float(static.get("energy_j", 0.0)) > 0:
         rows.append(("SM units (Table III static)", 0.0, float(static["energy_j"])))
+    uncharged = []
+    components = energy.get("pipeline", {}).get("components", {}) if isinstance(energy.get("pipeline"), dict) else {}
+    for name, c in components.items():
+        try:
+            if c.get("energy_per_event_j") is None:
+                uncharged.append(name)
+            else:
+                rows.append((f"pipeline: {name}", float(c["dynamic_j"]), 0.0))
+        except (TypeError, ValueError, KeyError, AttributeError):
+            die(f"{path}: key 'energy.pipeline.components.{name}': dynamic_j must be a number")
     if not rows:
         die(f"{path}: the energy section has no structures")
     rows.sort(key=lambda r: r[1] + r[2], reverse=True)
-    return energy, rows
+    return energy, rows, uncharged
 
 
 def main(argv):
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    energy, rows = load(argv[0])
+    energy, rows, uncharged = load(argv[0])
     try:
         import matplotlib
     except ImportError:
@@ -79,7 +92,10 @@ def main(argv):
         title += f" ({energy['node']}, {energy.get('mechanism', '')})"
     ax.set_title(title, fontsize=10)
     ax.legend(loc="lower right")
-    fig.tight_layout()
+    if uncharged:
+        ax.annotate("pipeline events counted, no published energy: " + ", ".join(uncharged),
+                    xy=(0, 0), xycoords="figure fraction", xytext=(4, 4), textcoords="offset points", fontsize=7)
+    fig.tight_layout(rect=(0, 0.04 if uncharged else 0, 1, 1))
     fig.savefig(argv[1], dpi=120)
     print(argv[1])
     return 0

@@ -18,6 +18,78 @@ const std::vector<SmUnitStatic>& dhar_chen_table3() {
 
 std::vector<std::string> default_gated_units() { return {"front_end", "simd", "ldst", "undiff", "tex_const_cache"}; }
 
+namespace {
+
+// McPAT's technology parameters GPUWattch's functional-unit energies depend
+// on: ITRS high-performance Vdd and the short-circuit coefficient
+// sckt_co_eff (CACTI 7 tech_params/45nm.dat and 32nm.dat: Vdd 1.0 / 0.9 V,
+// sckt_co_eff 1.1387 / 1.1111; McPAT's technology.cc carries the same). A
+// node between two tables is interpolated linearly in feature size, as
+// McPAT's init_tech_params does (40 nm: 8/13 of 45 nm, 5/13 of 32 nm).
+struct McpatNode {
+  double feature_nm, vdd, sckt_co_eff;
+};
+
+McpatNode mcpat_node(const std::string& node) {
+  const McpatNode n45{45, 1.0, 1.1387}, n32{32, 0.9, 1.1111};
+  if (node == "32nm") return n32;
+  if (node == "40nm") {
+    const double w45 = (40.0 - 32.0) / (45.0 - 32.0);
+    return {40, w45 * n45.vdd + (1 - w45) * n32.vdd, w45 * n45.sckt_co_eff + (1 - w45) * n32.sckt_co_eff};
+  }
+  throw input_error("energy options", "node", "'" + node + "' has no pipeline energy model (allowed: 40nm, 32nm)");
+}
+
+// GPUWattch's per-access energy of a GPU functional unit (gpgpu-sim
+// src/gpuwattch/logic.cc, FunctionalUnit, non-embedded branch):
+//   per_access_energy = base x Vdd^2 x (F / 90 nm) x 2
+// with base = 0.8 x 1.29 pJ / 1.3^2 (ALU), 3.9 x 14.91 pJ / 1.08^2 (FPU),
+// 8 x 14.91 pJ / 1.08^2 (SFU, modelled as McPAT's MUL unit); runtime dynamic
+// energy is multiplied by sckt_co_eff (FunctionalUnit::computeEnergy) and the
+// access count by the XML scaling coefficient (gpgpu_sim_wrapper.cc,
+// set_exec_unit_power: SP for the integer ALU, FPU, SFU in
+// configs/GTX480/gpuwattch_gtx480.xml: 2.38, 0.64, 0.51).
+double gpuwattch_fu_energy_j(double base_pj, double xml_coefficient, const McpatNode& n) {
+  return base_pj * 1e-12 * n.vdd * n.vdd * (n.feature_nm / 90.0) * 2 * n.sckt_co_eff * xml_coefficient;
+}
+
+}  // namespace
+
+std::vector<PipelineComponent> pipeline_energy_components(const std::string& node) {
+  const McpatNode n = mcpat_node(node);
+  const std::string gw = "GPUWattch FunctionalUnit (gpgpu-sim src/gpuwattch/logic.cc) x gpuwattch_gtx480.xml ";
+  const std::string none = "no published per-event energy found (GPUWattch computes it inside McPAT; "
+                           "its XML holds only a scaling coefficient): events counted, energy not charged";
+  using P = PipelineActivity;
+  return {
+      {"fetch_decode", "warp instruction fetched and decoded", &P::warp_instructions, false, 0.0, none},
+      {"warp_scheduler", "warp instruction issued (one scheduler pick)", &P::warp_instructions, false, 0.0, none},
+      {"scoreboard", "issue-time check of a warp instruction's registers", &P::warp_instructions, false, 0.0, none},
+      {"operand_collectors", "register operand read into a collector unit", &P::operand_reads, false, 0.0, none},
+      {"sp_int_alu", "active thread of an integer ALU instruction", &P::int_alu_thread_ops, true,
+       gpuwattch_fu_energy_j(0.8 * 1.29 / (1.3 * 1.3), 2.38, n), gw + "SP coefficient 2.38"},
+      {"sp_fpu", "active thread of a floating-point instruction", &P::fp_thread_ops, true,
+       gpuwattch_fu_energy_j(3.9 * 14.91 / (1.08 * 1.08), 0.64, n), gw + "FPU coefficient 0.64"},
+      {"sfu", "active thread of a special-function instruction", &P::sfu_thread_ops, true,
+       gpuwattch_fu_energy_j(8 * 14.91 / (1.08 * 1.08), 0.51, n), gw + "SFU coefficient 0.51"},
+      {"ldst_agu", "memory warp instruction through the LDST unit", &P::memory_instructions, false, 0.0, none},
+      {"ldst_coalescer", "coalesced global/local transaction", &P::global_transactions, false, 0.0, none},
+      {"interconnect", "flit sent or received by an SM", &P::icnt_flits, false, 0.0,
+       "no published per-flit energy found (GPUWattch's NoC energy is McPAT's router model): flits counted, "
+       "energy not charged"},
+  };
+}
+
+nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, const PipelineActivity& pipeline,
+                             double seconds, const EnergyOptions& o) {
+  return energy_report(spec, activity, pipeline, seconds, o, cacti_results(o.node));
+}
+
+nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, double seconds,
+                             const EnergyOptions& o, const CactiResults& cacti) {
+  return energy_report(spec, activity, PipelineActivity{}, seconds, o, cacti);
+}
+
 double scaled_area_mm2(const CactiEntry& e, uint64_t bits) {
   return e.area_mm2 * static_cast<double>(bits) / static_cast<double>(e.cfg_bits());
 }
@@ -38,8 +110,8 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
   return energy_report(spec, activity, seconds, o, cacti_results(o.node));
 }
 
-nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, double seconds,
-                             const EnergyOptions& o, const CactiResults& cacti) {
+nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, const PipelineActivity& pipeline,
+                             double seconds, const EnergyOptions& o, const CactiResults& cacti) {
   if (!(seconds >= 0) || !std::isfinite(seconds))
     throw input_error("energy_report", "simulated_seconds", "must be finite and >= 0");
   if (o.gated_sms > spec.num_sms)
@@ -54,8 +126,9 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
     s["instances"] = a.instances;
     double e_read = 0, e_write = 0, leak_w = 0;
     if (name == "dram") {
-      e_read = e_write = kDramEnergyPerBitJ * kDramAccessBytes * 8;
-      s["source"] = "GDDR5 ~14 pJ/bit x 128 B line (literature, not CACTI); background power not modelled";
+      e_read = e_write = kDramEnergyPerLineJ;
+      s["source"] = "GDDR5, 16 nJ per 128 B line (BMC Bioinformatics 19:421, Table 7; not CACTI); "
+                    "background power not modelled";
     } else {
       if (!cacti.structures.count(name)) {
         std::string known = "dram";
@@ -139,6 +212,25 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
   sm_static["saved_by_gating_w"] = o.sm_unit_static ? saved_w : 0.0;
   sm_static["energy_j"] = static_w * seconds;
 
+  // Dynamic energy of the pipeline's units, per event.
+  nlohmann::json components = nlohmann::json::object();
+  double pipeline_j = 0;
+  for (const PipelineComponent& c : pipeline_energy_components(o.node)) {
+    const uint64_t n = pipeline.*c.events;
+    const double e = c.has_energy ? c.energy_per_event_j * static_cast<double>(n) : 0.0;
+    components[c.name] = {{"event", c.event},
+                          {"events", n},
+                          {"energy_per_event_j", c.has_energy ? nlohmann::json(c.energy_per_event_j) : nlohmann::json()},
+                          {"dynamic_j", e},
+                          {"source", c.source}};
+    pipeline_j += e;
+  }
+  nlohmann::json pipeline_json;
+  pipeline_json["components"] = components;
+  pipeline_json["collector_dispatches"] = pipeline.collector_dispatches;
+  pipeline_json["icnt_flit_bytes"] = pipeline.icnt_flit_bytes;
+  pipeline_json["dynamic_j"] = pipeline_j;
+
   const double static_j = static_w * seconds;
   nlohmann::json energy;
   energy["node"] = cacti.node;
@@ -148,16 +240,19 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
   energy["simulated_seconds"] = seconds;
   energy["structures"] = structures;
   energy["sm_unit_static"] = sm_static;
+  energy["pipeline"] = pipeline_json;
   energy["dynamic_j"] = dynamic_j;
   energy["leakage_j"] = leakage_j;
   energy["sm_unit_static_j"] = static_j;
-  energy["total_j"] = dynamic_j + leakage_j + static_j;
+  energy["pipeline_dynamic_j"] = pipeline_j;
+  energy["total_j"] = dynamic_j + leakage_j + static_j + pipeline_j;
 
   nlohmann::json power;
   power["dynamic_w"] = seconds > 0 ? dynamic_j / seconds : 0.0;
   power["leakage_w"] = leakage_w_total;
   power["sm_unit_static_w"] = static_w;
-  power["average_w"] = (seconds > 0 ? dynamic_j / seconds : 0.0) + leakage_w_total + static_w;
+  power["pipeline_dynamic_w"] = seconds > 0 ? pipeline_j / seconds : 0.0;
+  power["average_w"] = (seconds > 0 ? (dynamic_j + pipeline_j) / seconds : 0.0) + leakage_w_total + static_w;
   return {{"energy", energy}, {"power", power}};
 }
 

@@ -6,7 +6,9 @@
 // where k = CACTI accesses per counted access (a cfg with a narrower block
 // than the structure's access needs several), plus the static power of the
 // SM units CACTI does not model (Dhar & Chen Table III), less the units of
-// power-gated SMs. DRAM uses a per-access energy from the GDDR5 literature.
+// power-gated SMs, plus the pipeline's dynamic energy per event (SP/SFU lanes
+// from GPUWattch; PipelineActivity). DRAM uses a per-line energy from the
+// GDDR5 literature.
 // See docs/power-area.md.
 #pragma once
 
@@ -27,12 +29,48 @@ namespace smshare {
 // 528 mm^2; Zorua's 0.735 mm^2 = 0.134% implies 548 mm^2 (see docs).
 inline constexpr double kGtx480DieMm2 = 529.0;
 
-// DRAM energy per bit moved: GDDR5, about 14 pJ/bit including I/O (the figure
-// O'Connor et al., MICRO 2017, give for GDDR5; GPUWattch's default GDDR5
-// model is of the same order). Not from CACTI. One counted DRAM access moves
-// one 128 B line.
-inline constexpr double kDramEnergyPerBitJ = 14e-12;
+// DRAM energy per counted access (one 128 B line read or written, I/O
+// included): 16 nJ, "DRAM read/write (for an entire cache line) 16000 pJ" in
+// the energy budget of a GDDR5 GPU chip (Kepler/Maxwell, 28 nm) tabulated in
+// BMC Bioinformatics 19:421 (2018), Table 7, after Keckler/Dally. The 14 pJ/bit
+// once cited here to O'Connor et al. (MICRO 2017) could not be read in the
+// source (docs/power-area.md, "DRAM"). Not from CACTI.
+inline constexpr double kDramEnergyPerLineJ = 16000e-12;
 inline constexpr uint32_t kDramAccessBytes = 128;
+
+// Pipeline events the SMs and the interconnect count, summed over the GPU:
+// what the per-event dynamic energy of the units CACTI does not model is
+// charged on (see pipeline_energy_components()). Derived from counters the
+// SMs and the memory system keep anyway; nothing here is counted per cycle.
+struct PipelineActivity {
+  uint64_t warp_instructions = 0;     // fetched and decoded, picked by a scheduler, checked against the scoreboard
+  uint64_t collector_dispatches = 0;  // instructions that went through an operand collector (all but barrier/exit)
+  uint64_t operand_reads = 0;         // register operands read into collectors (register file bank reads)
+  uint64_t int_alu_thread_ops = 0;    // active lanes of issued IntAlu instructions
+  uint64_t fp_thread_ops = 0;         // ... FpAlu
+  uint64_t sfu_thread_ops = 0;        // ... Sfu
+  uint64_t memory_instructions = 0;   // global, local and shared loads and stores (LDST unit, address generation)
+  uint64_t global_transactions = 0;   // coalesced line requests of global/local accesses
+  uint64_t icnt_flits = 0;            // flits the SMs send (write data) and receive (read data)
+  uint32_t icnt_flit_bytes = 0;       // bytes per flit (icnt.bytes_per_cycle: one flit per port per cycle)
+};
+
+// One pipeline component's per-event dynamic energy and where it comes from.
+// has_energy = false: no published per-event figure was found; the report
+// lists the events with energy 0 and says so (docs/power-area.md).
+struct PipelineComponent {
+  std::string name;                        // key under energy.pipeline.components
+  std::string event;                       // what one event is
+  uint64_t PipelineActivity::*events;      // its count
+  bool has_energy;
+  double energy_per_event_j;               // at the report's node; 0 when !has_energy
+  std::string source;
+};
+// The components at `node` ("40nm" or "32nm"; anything else -> InputError
+// naming the allowed nodes). SP/SFU lane energies: GPUWattch's functional-unit
+// model (gpgpu-sim src/gpuwattch/logic.cc) with gpuwattch_gtx480.xml's scaling
+// coefficients, at the node's Vdd and McPAT's short-circuit coefficient.
+std::vector<PipelineComponent> pipeline_energy_components(const std::string& node);
 
 // Dhar & Chen Table III: static (leakage) power per SM in watts, from GPUSimPow.
 struct SmUnitStatic {
@@ -65,6 +103,12 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
                              const EnergyOptions& options);
 nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, double simulated_seconds,
                              const EnergyOptions& options, const CactiResults& cacti);
+// With the pipeline's events (the forms above cost none: every component is
+// listed with zero events).
+nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, const PipelineActivity& pipeline,
+                             double simulated_seconds, const EnergyOptions& options);
+nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activity, const PipelineActivity& pipeline,
+                             double simulated_seconds, const EnergyOptions& options, const CactiResults& cacti);
 
 // Area of each structure mechanism `mechanism` adds (`added`), per SM and
 // for the GPU, total mm^2 and % of the GTX 480 die; also the baseline arrays

@@ -75,6 +75,7 @@ void SmStats::add(const SmStats& o) {
   warp_instructions += o.warp_instructions;
   thread_instructions += o.thread_instructions;
   for (unsigned i = 0; i < kNumOpClasses; ++i) op_counts[i] += o.op_counts[i];
+  for (unsigned i = 0; i < kNumOpClasses; ++i) thread_op_counts[i] += o.thread_op_counts[i];
   ctas_completed += o.ctas_completed;
   max_resident_ctas = std::max(max_resident_ctas, o.max_resident_ctas);
   max_resident_warps = std::max(max_resident_warps, o.max_resident_warps);
@@ -904,8 +905,10 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
   if (!inert_gate_) mechanism_.gate->issued(w.ctx, inst);
   const bool is_barrier = inst.op == OpClass::Barrier;
   stats_.warp_instructions++;
-  stats_.thread_instructions += inst.active_lanes();
+  const unsigned lanes = inst.active_lanes();
+  stats_.thread_instructions += lanes;
   stats_.op_counts[static_cast<int>(inst.op)]++;
+  stats_.thread_op_counts[static_cast<int>(inst.op)] += lanes;
   w.pop();
   schedulers_[scheduler]->issued(slot);
   SchedulerProbes& probes = scheduler_probes_[scheduler];

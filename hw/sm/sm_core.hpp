@@ -84,6 +84,7 @@ struct SmStats {
   uint64_t warp_instructions = 0;
   uint64_t thread_instructions = 0;  // active lanes of issued instructions (GPGPU-Sim's instruction count)
   std::array<uint64_t, kNumOpClasses> op_counts{};
+  std::array<uint64_t, kNumOpClasses> thread_op_counts{};  // active lanes per op class (the pipeline's lane energy)
   uint64_t ctas_completed = 0;
   uint64_t max_resident_ctas = 0;
   uint64_t max_resident_warps = 0;

@@ -41,6 +41,32 @@ namespace {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+uint64_t flits(uint64_t bytes, uint32_t flit_bytes) { return (bytes + flit_bytes - 1) / flit_bytes; }
+
+// The pipeline's events for its per-event dynamic energy (hw/power), from
+// counters the SMs and the interconnect keep anyway.
+PipelineActivity pipeline_activity(const SmStats& total, const Interconnect& icnt, const GpuSpec& spec) {
+  auto ops = [&](OpClass op) { return total.op_counts[static_cast<int>(op)]; };
+  auto lanes = [&](OpClass op) { return total.thread_op_counts[static_cast<int>(op)]; };
+  PipelineActivity p;
+  p.warp_instructions = total.warp_instructions;
+  // Barrier and exit act at issue and take no collector unit (instruction.hpp).
+  p.collector_dispatches = total.warp_instructions - ops(OpClass::Barrier) - ops(OpClass::Exit);
+  for (uint64_t r : total.rf_bank_reads) p.operand_reads += r;
+  p.int_alu_thread_ops = lanes(OpClass::IntAlu);
+  p.fp_thread_ops = lanes(OpClass::FpAlu);
+  p.sfu_thread_ops = lanes(OpClass::Sfu);
+  for (unsigned o = 0; o < kNumOpClasses; ++o)
+    if (is_memory(static_cast<OpClass>(o))) p.memory_instructions += total.op_counts[o];
+  p.global_transactions = total.global_transactions;
+  // A port moves icnt.bytes_per_cycle bytes a cycle: one flit (as GPGPU-Sim's
+  // -icnt_flit_size). Totals per direction, rounded up once: the
+  // interconnect keeps no per-packet count.
+  p.icnt_flit_bytes = spec.icnt.bytes_per_cycle;
+  p.icnt_flits = flits(icnt.bytes_up(), p.icnt_flit_bytes) + flits(icnt.bytes_down(), p.icnt_flit_bytes);
+  return p;
+}
+
 }  // namespace
 
 json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedHardware& added,
@@ -192,7 +218,8 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
   energy_options.gated_sms = added.gated_sms;
   const double simulated_seconds = static_cast<double>(cycles) * static_cast<double>(spec.core_period_ps()) * 1e-12;
   report["simulated_seconds"] = simulated_seconds;
-  json energy = energy_report(spec, activity, simulated_seconds, energy_options);
+  json energy = energy_report(spec, activity, pipeline_activity(total, gpu.memory().timing().icnt(), spec),
+                              simulated_seconds, energy_options);
   report["energy"] = energy["energy"];
   report["power"] = energy["power"];
   report["per_sm"] = per_sm;

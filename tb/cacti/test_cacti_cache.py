@@ -8,6 +8,7 @@
   test_cacti_cache.py reproduces   re-running CACTI reproduces the cached numbers (needs CACTI)
   test_cacti_cache.py plot         scripts/plot_energy.py draws a PNG from a report
 """
+import importlib.util
 import json
 import os
 import shutil
@@ -115,7 +116,23 @@ def t_plot():
         "register_file_bank": {"dynamic_j": 2e-3, "leakage_j": 1e-3},
         "l1d": {"dynamic_j": 5e-4, "leakage_j": 2e-4},
         "dram": {"dynamic_j": 3e-3, "leakage_j": 0.0}},
-        "sm_unit_static": {"energy_j": 4e-2}}}
+        "sm_unit_static": {"energy_j": 4e-2},
+        "pipeline": {"components": {
+            "sp_fpu": {"events": 100, "energy_per_event_j": 3e-11, "dynamic_j": 3e-9},
+            "fetch_decode": {"events": 10, "energy_per_event_j": None, "dynamic_j": 0.0}}}}}
+    # The pipeline's charged components are bars of their own; the uncharged are named.
+    spec = importlib.util.spec_from_file_location("plot_energy", os.path.join(ROOT, "scripts", "plot_energy.py"))
+    plot_energy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot_energy)
+    with tempfile.TemporaryDirectory() as tmp:
+        rj = os.path.join(tmp, "report.json")
+        with open(rj, "w") as f:
+            json.dump(report, f)
+        _, rows, uncharged = plot_energy.load(rj)
+        if ("pipeline: sp_fpu", 3e-9, 0.0) not in rows or uncharged != ["fetch_decode"]:
+            sys.exit(f"FAIL: pipeline rows {rows}, uncharged {uncharged}")
+        if any(r[0] == "pipeline: fetch_decode" for r in rows):
+            sys.exit("FAIL: an uncharged pipeline component got a bar")
     with tempfile.TemporaryDirectory() as tmp:
         rj, png = os.path.join(tmp, "report.json"), os.path.join(tmp, "energy.png")
         with open(rj, "w") as f:

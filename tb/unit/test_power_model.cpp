@@ -129,12 +129,109 @@ TEST(PowerEnergy, HandComputedDynamicAndLeakage) {
   // 0.5 mW / 4 x 60 x 1 ms = 7.5e-6 J.
   EXPECT_NEAR(s["operand_cache_bank"]["dynamic_j"].get<double>(), 1.6e-9, 1e-19);
   EXPECT_NEAR(s["operand_cache_bank"]["leakage_j"].get<double>(), 7.5e-6, 1e-15);
-  // DRAM: 10 lines x 1024 bits x 14 pJ/bit.
-  EXPECT_NEAR(s["dram"]["dynamic_j"].get<double>(), 10 * 1024 * 14e-12, 1e-18);
-  const double total = 9e-8 + 2.4e-3 + 1.6e-9 + 7.5e-6 + 10 * 1024 * 14e-12;
+  // DRAM: 10 lines x 16 nJ.
+  EXPECT_NEAR(s["dram"]["dynamic_j"].get<double>(), 10 * 16e-9, 1e-18);
+  const double total = 9e-8 + 2.4e-3 + 1.6e-9 + 7.5e-6 + 10 * 16e-9;
   EXPECT_NEAR(j["energy"]["total_j"].get<double>(), total, 1e-15);
   EXPECT_NEAR(j["power"]["average_w"].get<double>(), total / 1e-3, 1e-9);
   EXPECT_NEAR(j["power"]["leakage_w"].get<double>(), 2.4 + 0.0075, 1e-12);
+}
+
+TEST(PowerEnergy, DramLineEnergyIsTheTabulatedCacheLineFigure) {
+  // BMC Bioinformatics 19:421, Table 7: "DRAM read/write (for an entire
+  // cache line) 16000 pJ"; a counted access moves one 128 B line: 15.6 pJ/bit.
+  const GpuSpec spec;
+  ActivityCounters a;
+  a["dram"] = {3, 2, 6};
+  EnergyOptions o;
+  o.sm_unit_static = false;
+  const auto j = energy_report(spec, a, 1e-3, o, fixture());
+  const auto& d = j["energy"]["structures"]["dram"];
+  EXPECT_DOUBLE_EQ(d["read_energy_per_access_j"].get<double>(), 16e-9);
+  EXPECT_DOUBLE_EQ(d["write_energy_per_access_j"].get<double>(), 16e-9);
+  EXPECT_NEAR(d["read_energy_per_access_j"].get<double>() / (128 * 8), 15.625e-12, 1e-18);
+  EXPECT_NEAR(d["dynamic_j"].get<double>(), 5 * 16e-9, 1e-20);
+}
+
+// GPUWattch's functional-unit energy at 40 nm, written out by hand from
+// logic.cc and gpuwattch_gtx480.xml: Vdd and sckt_co_eff interpolated 8/13
+// of the way from 32 nm (0.9 V, 1.1111) to 45 nm (1.0 V, 1.1387).
+double gpuwattch_40nm(double base_pj, double coefficient) {
+  const double vdd = (8 * 1.0 + 5 * 0.9) / 13, sckt = (8 * 1.1387 + 5 * 1.1111) / 13;
+  return base_pj * 1e-12 * vdd * vdd * (40.0 / 90) * 2 * sckt * coefficient;
+}
+
+TEST(PowerPipeline, EnergyIsPerEventEnergyTimesHandCounts) {
+  const GpuSpec spec;
+  PipelineActivity p;
+  p.warp_instructions = 1000;
+  p.collector_dispatches = 990;
+  p.operand_reads = 1800;
+  p.int_alu_thread_ops = 32 * 300;  // 300 full warps
+  p.fp_thread_ops = 32 * 500 + 7;   // 500 full warps and one of 7 lanes
+  p.sfu_thread_ops = 16 * 10;
+  p.memory_instructions = 150;
+  p.global_transactions = 90;
+  p.icnt_flits = 400;
+  p.icnt_flit_bytes = 32;
+  EnergyOptions o;
+  o.sm_unit_static = false;
+  const auto j = energy_report(spec, {}, p, 1e-3, o, fixture());
+  const auto& c = j["energy"]["pipeline"]["components"];
+  const double alu = gpuwattch_40nm(0.8 * 1.29 / (1.3 * 1.3), 2.38);
+  const double fpu = gpuwattch_40nm(3.9 * 14.91 / (1.08 * 1.08), 0.64);
+  const double sfu = gpuwattch_40nm(8 * 14.91 / (1.08 * 1.08), 0.51);
+  // The same numbers rounded as docs/power-area.md quotes them.
+  EXPECT_NEAR(alu, 1.347e-12, 0.001e-12);
+  EXPECT_NEAR(fpu, 29.58e-12, 0.01e-12);
+  EXPECT_NEAR(sfu, 48.35e-12, 0.01e-12);
+  EXPECT_NEAR(c["sp_int_alu"]["energy_per_event_j"].get<double>(), alu, 1e-20);
+  EXPECT_NEAR(c["sp_fpu"]["energy_per_event_j"].get<double>(), fpu, 1e-20);
+  EXPECT_NEAR(c["sfu"]["energy_per_event_j"].get<double>(), sfu, 1e-20);
+  EXPECT_NEAR(c["sp_int_alu"]["dynamic_j"].get<double>(), 9600 * alu, 1e-18);
+  EXPECT_NEAR(c["sp_fpu"]["dynamic_j"].get<double>(), 16007 * fpu, 1e-18);
+  EXPECT_NEAR(c["sfu"]["dynamic_j"].get<double>(), 160 * sfu, 1e-18);
+  // Counted without a published energy: the events are listed, nothing charged.
+  const std::pair<const char*, uint64_t> uncharged[] = {
+      {"fetch_decode", 1000}, {"warp_scheduler", 1000}, {"scoreboard", 1000}, {"operand_collectors", 1800},
+      {"ldst_agu", 150},      {"ldst_coalescer", 90},   {"interconnect", 400}};
+  for (const auto& [name, n] : uncharged) {
+    EXPECT_EQ(c[name]["events"].get<uint64_t>(), n) << name;
+    EXPECT_TRUE(c[name]["energy_per_event_j"].is_null()) << name;
+    EXPECT_EQ(c[name]["dynamic_j"].get<double>(), 0.0) << name;
+  }
+  EXPECT_EQ(c.size(), 10u);
+  const double pipeline = 9600 * alu + 16007 * fpu + 160 * sfu;
+  EXPECT_NEAR(j["energy"]["pipeline"]["dynamic_j"].get<double>(), pipeline, 1e-18);
+  EXPECT_NEAR(j["energy"]["pipeline_dynamic_j"].get<double>(), pipeline, 1e-18);
+  EXPECT_NEAR(j["energy"]["total_j"].get<double>(), pipeline, 1e-18);  // no structures, no static power
+  EXPECT_NEAR(j["power"]["pipeline_dynamic_w"].get<double>(), pipeline / 1e-3, 1e-12);
+  EXPECT_NEAR(j["power"]["average_w"].get<double>(), pipeline / 1e-3, 1e-12);
+}
+
+TEST(PowerPipeline, NodeSetsVddAndUnknownNodeIsInputError) {
+  // 32 nm is a table node: Vdd 0.9 V, sckt_co_eff 1.1111, no interpolation.
+  const auto at32 = pipeline_energy_components("32nm");
+  const auto at40 = pipeline_energy_components("40nm");
+  auto fpu = [](const std::vector<PipelineComponent>& v) {
+    for (const auto& c : v)
+      if (c.name == "sp_fpu") return c.energy_per_event_j;
+    return 0.0;
+  };
+  EXPECT_NEAR(fpu(at32), 3.9 * 14.91 / (1.08 * 1.08) * 1e-12 * 0.81 * (32.0 / 90) * 2 * 1.1111 * 0.64, 1e-20);
+  EXPECT_LT(fpu(at32), fpu(at40));
+  const std::string msg = input_error_of([] { pipeline_energy_components("7nm"); });
+  EXPECT_NE(msg.find("7nm"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("40nm, 32nm"), std::string::npos) << msg;
+}
+
+TEST(PowerPipeline, ReportsWithoutPipelineEventsListEveryComponentAtZero) {
+  const GpuSpec spec;
+  const auto j = energy_report(spec, {}, 1.0, EnergyOptions{}, fixture());
+  const auto& c = j["energy"]["pipeline"]["components"];
+  EXPECT_EQ(c.size(), 10u);
+  for (const auto& [name, comp] : c.items()) EXPECT_EQ(comp["events"].get<uint64_t>(), 0u) << name;
+  EXPECT_EQ(j["energy"]["pipeline_dynamic_j"].get<double>(), 0.0);
 }
 
 TEST(PowerEnergy, LeakageScalesWithConfiguredSize) {
