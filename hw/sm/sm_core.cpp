@@ -46,6 +46,7 @@ struct SmCore::Warp {
   // upper half (kNoHalf: none, or this is not a lower half).
   static constexpr uint32_t kNoHalf = ~0u;
   uint32_t upper_half = kNoHalf;
+  uint64_t issued = 0;  // instructions issued (a wide warp's halves are in step when equal)
 
   const WarpInstruction& head() const { return ibuffer[ib_head]; }
   void pop() {
@@ -221,8 +222,17 @@ bool SmCore::launch_one_cta() {
   cta.warp_slots.clear();
   cta.arrived = 0;
   cta.release_pending = false;
-  for (uint32_t w = 0, slot = 0; w < warps_needed; ++w) {
-    while (warps_[slot].valid) ++slot;  // free slots exist: checked against the warp slots above
+  for (uint32_t w = 0, first_free = 0; w < warps_needed; ++w) {
+    while (warps_[first_free].valid) ++first_free;  // free slots exist: checked against the warp slots above
+    uint32_t slot = first_free;
+    // A wide warp's upper half takes a slot of its lower half's scheduler,
+    // which issues the wide warp (when one is free).
+    if (mechanism_.wide_warps && (w & 1))
+      for (uint32_t s = cta.warp_slots[w - 1] + spec_.num_schedulers; s < warps_.size(); s += spec_.num_schedulers)
+        if (!warps_[s].valid) {
+          slot = s;
+          break;
+        }
     Warp& warp = warps_[slot];
     warp.valid = true;
     warp.stream_done = false;
@@ -235,6 +245,7 @@ bool SmCore::launch_one_cta() {
     warp.ctx = {slot, cta_slot, w, next_age_++, alloc.home};
     warp.ctx.home = mechanism_.route->home(warp.ctx);
     warp.upper_half = Warp::kNoHalf;
+    warp.issued = 0;
     warp.program = mechanism_.hooks->decode(warp.ctx, kernel_->warp_program(cta.cta_id, w));
     warp.ib_head = warp.ib_count = 0;
     warp.ib_visible = 0;
@@ -828,6 +839,16 @@ void SmCore::issue() {
     for (uint32_t slot : sched_order_) {
       Warp& w = warps_[slot];
       if (!w.valid || w.wait != StallReason::None) continue;
+      // A wide warp issues as one: its lower half waits for an upper half in
+      // step with it that cannot issue the same instruction now (a
+      // different one, in a trace whose halves diverge, goes separately).
+      if (w.upper_half != Warp::kNoHalf) {
+        const Warp& u = warps_[w.upper_half];
+        if (u.valid && !u.exhausted && u.issued == w.issued && u.wait != StallReason::None) {
+          best = std::max(best, u.wait);
+          continue;
+        }
+      }
       const ExecUnit first_unit = exec_unit_of(w.head().op);
       const uint64_t pc = w.head().pc;
       const IssueOutcome outcome = try_issue(s, slot);
