@@ -11,6 +11,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,10 @@
 
 namespace smshare::tb {
 
-inline nlohmann::json run_in_child(const RunRequest& request) {
+// `simulate()` (one simulation, returning its report) in a forked child;
+// `what` names it in the error.
+template <class Simulate>
+nlohmann::json run_in_child(Simulate&& simulate, const std::string& what) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("run_in_child: pipe() failed");
   std::fflush(nullptr);  // nothing buffered is written twice
@@ -29,7 +33,7 @@ inline nlohmann::json run_in_child(const RunRequest& request) {
     std::string text;
     int code = 0;
     try {
-      text = run_simulation(request).dump();
+      text = simulate().dump();
     } catch (const std::exception& e) {
       text = e.what();
       code = 1;
@@ -50,8 +54,12 @@ inline nlohmann::json run_in_child(const RunRequest& request) {
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("run_in_child: the simulation of " + request.trace + request.kernel + " failed: " + text);
+    throw std::runtime_error("run_in_child: the simulation of " + what + " failed: " + text);
   return nlohmann::json::parse(text);
+}
+
+inline nlohmann::json run_in_child(const RunRequest& request) {
+  return run_in_child([&request] { return run_simulation(request); }, request.trace + request.kernel);
 }
 
 }  // namespace smshare::tb

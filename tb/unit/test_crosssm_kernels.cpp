@@ -52,13 +52,23 @@ TEST(CrossSmKernels, ListedOccupancyAndLabelsFollowFromTheProfiles) {
     const KernelProfile p = load_kernel_profile(k.profile);
     const Occupancy occ = baseline_occupancy(gtx580.sm, p.resources, p.file);
     EXPECT_EQ(occ.ctas_per_sm, k.ctas);
-    if (k.has("register-constrained")) EXPECT_EQ(occ.limited_by, OccupancyLimit::Registers);
-    if (k.has("occupancy-limited")) EXPECT_EQ(occ.by_threads, occ.ctas_per_sm) << "the thread limit should bind";
-    if (k.grid != "-") EXPECT_LE(std::stoul(k.grid), p.resources.grid_ctas) << "a sweep's grid is a part of the profile's";
+    if (k.has("register-constrained")) {
+      EXPECT_EQ(occ.limited_by, OccupancyLimit::Registers);
+    }
+    if (k.has("occupancy-limited")) {
+      EXPECT_EQ(occ.by_threads, occ.ctas_per_sm) << "the thread limit should bind";
+    }
+    if (k.grid != "-") {
+      EXPECT_LE(std::stoul(k.grid), p.resources.grid_ctas) << "a sweep's grid is a part of the profile's";
+    }
     if (p.paper.source.find("Dhar & Chen") == std::string::npos) continue;  // reused from another paper
     EXPECT_EQ(p.description.rfind("Dhar & Chen: ", 0), 0u) << "the description should start with the paper's label";
-    if (k.has("compute-bound") || k.has("register-constrained")) EXPECT_FALSE(p.memory_bound);
-    if (k.has("memory-bound")) EXPECT_TRUE(p.memory_bound);
+    if (k.has("compute-bound") || k.has("register-constrained")) {
+      EXPECT_FALSE(p.memory_bound);
+    }
+    if (k.has("memory-bound")) {
+      EXPECT_TRUE(p.memory_bound);
+    }
   }
 }
 
