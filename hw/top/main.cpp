@@ -600,6 +600,17 @@ int hw_cost(const Invocation& in) {
   return 0;
 }
 
+// One field a mechanism adds to the occupancy: a value on its line, an
+// object (cross-SM sharing's per-active-SM resources) as indented lines.
+void print_occupancy_field(const std::string& key, const nlohmann::json& value, int indent) {
+  if (!value.is_object()) {
+    std::printf("%*s%s: %s\n", indent, "", key.c_str(), value.dump().c_str());
+    return;
+  }
+  std::printf("%*s%s:\n", indent, "", key.c_str());
+  for (const auto& [k, v] : value.items()) print_occupancy_field(k, v, indent + 2);
+}
+
 int occupancy(const Invocation& in) {
   nlohmann::json result = occupancy_report(in.req);
   if (in.json) {
@@ -616,7 +627,7 @@ int occupancy(const Invocation& in) {
                                           "resident_warps_per_sm", "limited_by", "limits"};
     for (const auto& [key, value] : occ.items())
       if (std::find(std::begin(kCommon), std::end(kCommon), key) == std::end(kCommon))
-        std::printf("  %s: %s\n", key.c_str(), value.dump().c_str());
+        print_occupancy_field(key, value, 2);
   }
   return 0;
 }

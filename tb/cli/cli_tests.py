@@ -917,6 +917,62 @@ def _(ctx):
     bad_input(ctx, shape + ("--mechanism", "zorua", "--set", "zorua.epoch=0"), 1, "zorua.epoch")
 
 
+@case("crosssm_run")
+def _(ctx):
+    # `smshare occupancy` prints each scheme's resources per active SM: the baseline's times Sec. IV's factors.
+    sm = load_gpu("gtx580")["sm"]
+    for scheme, warps, memory, lanes in (("occ", 2, 2, 1), ("bal", 1.5, 1.5, 1), ("bigsm", 2, 2, 2),
+                                         ("bigsm_occ", 4, 2, 2)):
+        occ = ctx.run("occupancy", "--config", "gtx580", "--kernel", "cfd-flux", "--mechanism", scheme, "--json")
+        expect_rc(occ, 0)
+        a = occ.json()["crosssm"]["per_active_sm"]
+        check(a["warps"] == sm["max_warps"] * warps and a["registers"] == sm["registers"] * memory
+              and a["scratchpad_bytes"] == sm["scratchpad_bytes"] * memory and a["l1_scale"] == memory
+              and a["simd_lanes"] == sm["warp_size"] * lanes and a["cta_slots"] == sm["max_ctas"],
+              f"{scheme}: {a}")
+    text = ctx.run("occupancy", "--config", "gtx580", "--kernel", "cfd-flux", "--mechanism", "bal")
+    expect_rc(text, 0)
+    check("per_active_sm:" in text.out and "registers: 49152" in text.out, text.describe())
+    # Bal on 16 SMs: five trios (ten active, five inactive SMs) and one baseline SM; the inactive SMs'
+    # gated units draw no static power.
+    shape = ("run", "--config", "gtx580", "--kernel", "hotspot", "--ctas", 64, "--json")
+    base, bal = ctx.run(*shape), ctx.run(*shape, "--mechanism", "bal")
+    expect_rc(base, 0)
+    expect_rc(bal, 0)
+    b, r = base.json(), bal.json()
+    m = r["mechanism_stats"]
+    check((m["active_sms"], m["inactive_sms"]) == (10, 5), f"{m}")  # the 16th SM runs the baseline's mechanism
+    check(r["completed"] and r["warp_instructions"] == b["warp_instructions"], bal.describe())
+    check(m["boundary_operand_dispatch"] > 0 and m["remote_register_accesses"] > 0, f"{m}")
+    static = r["energy"]["sm_unit_static"]
+    check(static["gated_sms"] == 5 and "simd" in static["gated_units"] and static["saved_by_gating_w"] > 0,
+          f"{static}")
+    # BigSM keeps the inactive SM's SIMD units on.
+    big = ctx.run(*shape, "--mechanism", "bigsm")
+    expect_rc(big, 0)
+    check("simd" not in big.json()["energy"]["sm_unit_static"]["gated_units"], big.describe())
+    check(big.json()["mechanism_stats"]["wide_mirrored_issues"] > 0, big.describe())
+    # The structures under the active SM's scope, in the hierarchy and in the waveform.
+    mods = ctx.run("run", "--config", "gtx580", "--kernel", "hotspot", "--mechanism", "occ", "--list-modules")
+    expect_rc(mods, 0)
+    check("gpu.sm0.boundary_buffer" in mods.out and "gpu.sm0.dummy_stage" in mods.out
+          and "gpu.sm1.boundary_buffer" not in mods.out, mods.describe())
+    vcd = ctx.tmp / "occ.vcd"
+    res = ctx.run("run", "--config", "gtx580", "--kernel", "hotspot", "--ctas", 4, "--set", "gpu.num_sms=2",
+                  "--mechanism", "occ", "--vcd", vcd, "--json")
+    expect_rc(res, 0)
+    seen = {}
+    for _, name, v in Vcd(vcd).changes:
+        seen[name] = max(seen.get(name, v), v)
+    for signal in ("boundary_buffer.instruction_buffer", "boundary_buffer.operand_dispatch",
+                   "boundary_buffer.remote_register_accesses", "dummy_stage.instructions"):
+        check(seen.get("gpu.sm0." + signal, 0) > 0, f"gpu.sm0.{signal} never above 0 in the VCD")
+    # Bad settings name the key and what is allowed.
+    bad_input(ctx, shape + ("--mechanism", "occ", "--set", "crosssm.boundary_cycles=9"), 1,
+              "crosssm.boundary_cycles", "[0, 8]")
+    bad_input(ctx, shape + ("--mechanism", "occ", "--set", "crosssm.bypas=true"), 1, "crosssm.bypass")
+
+
 @case("occupancy_nothing_fits")
 def _(ctx):
     # 20000 B rounds up to 20096 (granularity 128) > 16384 B on jatala-fermi.

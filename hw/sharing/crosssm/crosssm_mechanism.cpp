@@ -201,10 +201,11 @@ uint64_t CrossSmState::remote_register_accesses() const {
 }
 
 void CrossSmState::counters(std::vector<std::pair<std::string, uint64_t>>& c) const {
+  // A baseline SM runs the baseline's own mechanism (no counters): the
+  // report's SMs less these two are the baseline SMs.
   const Role role = settings_.place.role;
   c.push_back({"active_sms", role == Role::Active});
   c.push_back({"inactive_sms", role == Role::Inactive});
-  c.push_back({"baseline_sms", role == Role::Baseline});
   c.push_back({"boundary_instruction_buffer", traffic_.instruction_buffer});
   c.push_back({"boundary_operand_dispatch", traffic_.operand_dispatch});
   c.push_back({"boundary_remote_scratchpad", traffic_.remote_scratchpad});
