@@ -134,6 +134,7 @@ FIELDS = {
     "subthreshold_leakage_mw": r"Total leakage power of a bank \(mW\):\s*" + NUM,
     "gate_leakage_mw": r"Total gate leakage power of a bank \(mW\):\s*" + NUM,
 }
+SEARCH = r"Total dynamic associative search energy per access \(nJ\):\s*" + NUM
 HW = r"Cache height x width \(mm\):\s*" + NUM + r"\s*x\s*" + NUM
 WIRE = {
     "repeated_delay_ns_per_mm": r"Delay Optimal.*?Delay - " + NUM + r" \(ns/mm\)",
@@ -169,6 +170,13 @@ def run_cacti(path, binary=None):
         if not m:
             raise err(path, "", f"CACTI output has no '{k}' (unexpected output format)")
         e[k] = float(m.group(1))
+    if params["associativity"] == 0:
+        # Fully associative: a lookup is a CAM search, which CACTI prints
+        # apart from the read energy.
+        m = re.search(SEARCH, out)
+        if not m:
+            raise err(path, "", "CACTI output of a fully associative array has no 'search_energy_nj'")
+        e["search_energy_nj"] = float(m.group(1))
     m = re.search(HW, out)
     h, w = float(m.group(1)), float(m.group(2))
     e["height_mm"], e["width_mm"] = h, w
