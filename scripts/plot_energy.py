@@ -6,9 +6,10 @@
 Reads report["energy"] (the section hw/power's energy_report writes): one
 stacked bar per structure (dynamic and leakage energy), the static power of
 the SM units CACTI does not model (Dhar & Chen Table III) when present, and
-one dynamic-energy bar per pipeline component with a published per-event
-energy (energy.pipeline.components: SP/SFU lanes, ...). Pipeline components
-counted without an energy are named under the plot.
+one dynamic-energy bar per pipeline component (energy.pipeline.components:
+SP/SFU lanes, front end, collectors, interconnect, ...). A component with a
+null energy_per_event_j (reports written before every component was charged)
+is named under the plot instead.
 Needs matplotlib (Debian: python3-matplotlib, for /usr/bin/python3); if the
 running interpreter lacks it, the script re-runs itself with /usr/bin/python3.
 """

@@ -103,6 +103,7 @@ CactiResults load_cacti_results_file(const std::string& path) {
     e.area_mm2 = number(o, path, where, "area_mm2");
     e.read_energy_nj = number(o, path, where, "read_energy_nj");
     e.write_energy_nj = number(o, path, where, "write_energy_nj");
+    if (o.contains("search_energy_nj")) e.search_energy_nj = number(o, path, where, "search_energy_nj");
     e.leakage_mw = number(o, path, where, "leakage_mw");
     e.access_time_ns = number(o, path, where, "access_time_ns");
     e.cycle_time_ns = number(o, path, where, "cycle_time_ns");

@@ -18,6 +18,7 @@ struct CactiEntry {
   double area_mm2 = 0;         // bounding box (height x width), data + tag arrays
   double read_energy_nj = 0;   // dynamic energy per CACTI access (one block)
   double write_energy_nj = 0;
+  double search_energy_nj = 0; // CAM search per access; fully associative arrays only (else 0)
   double leakage_mw = 0;       // subthreshold + gate leakage of the array
   double access_time_ns = 0;
   double cycle_time_ns = 0;

@@ -1,6 +1,8 @@
 #include "hw/power/power_model.hpp"
 
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 #include "hw/common/error.hpp"
 
@@ -53,30 +55,81 @@ double gpuwattch_fu_energy_j(double base_pj, double xml_coefficient, const Mcpat
   return base_pj * 1e-12 * n.vdd * n.vdd * (n.feature_nm / 90.0) * 2 * n.sckt_co_eff * xml_coefficient;
 }
 
+// The CACTI array a pipeline component is charged as; a cache without it
+// (an older results.json, a test fixture) names the file and the cfg.
+const CactiEntry& pipeline_array(const CactiResults& cacti, const std::string& name) {
+  if (!cacti.structures.count(name))
+    throw input_error(cacti.file, "structures." + name,
+                      "missing: the pipeline's energy needs cacti-params/<node>/" + name +
+                          ".cfg's results (run scripts/cacti/cacti_cache.py refresh)");
+  return cacti.structures.at(name);
+}
+
+std::string pj(double joules) {
+  std::ostringstream o;
+  o << std::setprecision(4) << joules * 1e12 << " pJ";
+  return o.str();
+}
+
 }  // namespace
 
-std::vector<PipelineComponent> pipeline_energy_components(const std::string& node) {
+double icnt_average_wire_mm() { return 2.0 / 3.0 * std::sqrt(kGtx480DieMm2); }
+
+double cacti_access_j(const CactiEntry& e, double reads, double writes) {
+  return (reads * e.read_energy_nj + writes * e.write_energy_nj) * 1e-9 * e.accesses_per_access();
+}
+
+std::vector<PipelineComponent> pipeline_energy_components(const GpuSpec& spec, const std::string& node) {
+  return pipeline_energy_components(spec, node, cacti_results(node));
+}
+
+std::vector<PipelineComponent> pipeline_energy_components(const GpuSpec& spec, const std::string& node,
+                                                          const CactiResults& cacti) {
   const McpatNode n = mcpat_node(node);
   const std::string gw = "GPUWattch FunctionalUnit (gpgpu-sim src/gpuwattch/logic.cc) x gpuwattch_gtx480.xml ";
-  const std::string none = "no published per-event energy found (GPUWattch computes it inside McPAT; "
-                           "its XML holds only a scaling coefficient): events counted, energy not charged";
+  const double int_alu = gpuwattch_fu_energy_j(0.8 * 1.29 / (1.3 * 1.3), 2.38, n);
+  const std::string in = "CACTI " + cacti.node + " ";
+  const CactiEntry& ibuffer = pipeline_array(cacti, "instruction_buffer");
+  const CactiEntry& ready = pipeline_array(cacti, "scheduler_readiness_table");
+  const CactiEntry& scoreboard = pipeline_array(cacti, "scoreboard");
+  const CactiEntry& collectors = pipeline_array(cacti, "operand_collector_storage");
+  const CactiEntry& pending = pipeline_array(cacti, "coalescer_pending_requests");
+  if (!(cacti.wire.repeated_energy_nj_per_mm > 0))
+    throw input_error(cacti.file, "wire.repeated_energy_nj_per_mm",
+                      "missing: the interconnect's flit energy needs CACTI's wire model");
+  const uint32_t flit_bits = spec.icnt.bytes_per_cycle * 8;
+  const double wire_bit_mm_j = cacti.wire.repeated_energy_nj_per_mm * 1e-9;
+  std::ostringstream flit_source;
+  flit_source << in << "repeated global wire (delay-optimal), " << pj(wire_bit_mm_j) << "/mm per bit x "
+              << std::setprecision(4) << icnt_average_wire_mm() << " mm (2/3 of the side of a " << kGtx480DieMm2
+              << " mm^2 die) x " << flit_bits << " bits (icnt.bytes_per_cycle x 8); routers not charged";
   using P = PipelineActivity;
   return {
-      {"fetch_decode", "warp instruction fetched and decoded", &P::warp_instructions, false, 0.0, none},
-      {"warp_scheduler", "warp instruction issued (one scheduler pick)", &P::warp_instructions, false, 0.0, none},
-      {"scoreboard", "issue-time check of a warp instruction's registers", &P::warp_instructions, false, 0.0, none},
-      {"operand_collectors", "register operand read into a collector unit", &P::operand_reads, false, 0.0, none},
-      {"sp_int_alu", "active thread of an integer ALU instruction", &P::int_alu_thread_ops, true,
-       gpuwattch_fu_energy_j(0.8 * 1.29 / (1.3 * 1.3), 2.38, n), gw + "SP coefficient 2.38"},
-      {"sp_fpu", "active thread of a floating-point instruction", &P::fp_thread_ops, true,
+      {"fetch_decode", "warp instruction decoded into the instruction buffer and read at issue",
+       &P::warp_instructions, cacti_access_j(ibuffer, 1, 1),
+       in + "instruction_buffer.cfg, one write + one read; decode logic and instruction cache not charged"},
+      {"warp_scheduler", "cycle a warp scheduler runs (reads its warps' ready bits)", &P::scheduler_cycles,
+       cacti_access_j(ready, 1, 0), in + "scheduler_readiness_table.cfg, one read; selection logic not charged"},
+      {"scoreboard", "issue-time check of a warp instruction's registers", &P::warp_instructions,
+       cacti_access_j(scoreboard, 1, 0), in + "scoreboard.cfg, one read (re-checks of a stalled warp not counted)"},
+      {"scoreboard_update", "destination bit set at issue or cleared at writeback", &P::scoreboard_updates,
+       cacti_access_j(scoreboard, 0, 1), in + "scoreboard.cfg, one write"},
+      {"operand_collectors", "register operand read into a collector unit and read out at dispatch",
+       &P::operand_reads, cacti_access_j(collectors, 1, 1),
+       in + "operand_collector_storage.cfg, one write + one read"},
+      {"sp_int_alu", "active thread of an integer ALU instruction", &P::int_alu_thread_ops, int_alu,
+       gw + "SP coefficient 2.38"},
+      {"sp_fpu", "active thread of a floating-point instruction", &P::fp_thread_ops,
        gpuwattch_fu_energy_j(3.9 * 14.91 / (1.08 * 1.08), 0.64, n), gw + "FPU coefficient 0.64"},
-      {"sfu", "active thread of a special-function instruction", &P::sfu_thread_ops, true,
+      {"sfu", "active thread of a special-function instruction", &P::sfu_thread_ops,
        gpuwattch_fu_energy_j(8 * 14.91 / (1.08 * 1.08), 0.51, n), gw + "SFU coefficient 0.51"},
-      {"ldst_agu", "memory warp instruction through the LDST unit", &P::memory_instructions, false, 0.0, none},
-      {"ldst_coalescer", "coalesced global/local transaction", &P::global_transactions, false, 0.0, none},
-      {"interconnect", "flit sent or received by an SM", &P::icnt_flits, false, 0.0,
-       "no published per-flit energy found (GPUWattch's NoC energy is McPAT's router model): flits counted, "
-       "energy not charged"},
+      {"ldst_agu", "active thread of a memory instruction (one address add)", &P::memory_thread_ops, int_alu,
+       "an adder per thread at the integer ALU's energy: " + gw + "SP coefficient 2.38"},
+      {"ldst_coalescer", "coalesced global/local transaction (pending request table search)",
+       &P::global_transactions, pending.search_energy_nj * 1e-9,
+       in + "coalescer_pending_requests.cfg, one CAM search; entry allocation on a miss not charged"},
+      {"interconnect", "flit sent or received by an SM", &P::icnt_flits,
+       wire_bit_mm_j * icnt_average_wire_mm() * flit_bits, flit_source.str()},
   };
 }
 
@@ -137,8 +190,8 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
       }
       const CactiEntry& e = cacti.at(name);
       const uint32_t k = e.accesses_per_access();
-      e_read = e.read_energy_nj * 1e-9 * k;
-      e_write = e.write_energy_nj * 1e-9 * k;
+      e_read = cacti_access_j(e, 1, 0);
+      e_write = cacti_access_j(e, 0, 1);
       uint64_t bits = structure_bits(spec, o.hardware, name);
       if (bits == 0) bits = e.reference_bits;  // structure of another mechanism: the papers' size
       leak_w = scaled_leakage_w(e, bits) * a.instances;
@@ -215,12 +268,12 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
   // Dynamic energy of the pipeline's units, per event.
   nlohmann::json components = nlohmann::json::object();
   double pipeline_j = 0;
-  for (const PipelineComponent& c : pipeline_energy_components(o.node)) {
+  for (const PipelineComponent& c : pipeline_energy_components(spec, o.node, cacti)) {
     const uint64_t n = pipeline.*c.events;
-    const double e = c.has_energy ? c.energy_per_event_j * static_cast<double>(n) : 0.0;
+    const double e = c.energy_per_event_j * static_cast<double>(n);
     components[c.name] = {{"event", c.event},
                           {"events", n},
-                          {"energy_per_event_j", c.has_energy ? nlohmann::json(c.energy_per_event_j) : nlohmann::json()},
+                          {"energy_per_event_j", c.energy_per_event_j},
                           {"dynamic_j", e},
                           {"source", c.source}};
     pipeline_j += e;
@@ -228,7 +281,8 @@ nlohmann::json energy_report(const GpuSpec& spec, const ActivityCounters& activi
   nlohmann::json pipeline_json;
   pipeline_json["components"] = components;
   pipeline_json["collector_dispatches"] = pipeline.collector_dispatches;
-  pipeline_json["icnt_flit_bytes"] = pipeline.icnt_flit_bytes;
+  pipeline_json["icnt_flit_bytes"] = spec.icnt.bytes_per_cycle;
+  pipeline_json["icnt_wire_mm"] = icnt_average_wire_mm();
   pipeline_json["dynamic_j"] = pipeline_j;
 
   const double static_j = static_w * seconds;

@@ -7,8 +7,9 @@
 // than the structure's access needs several), plus the static power of the
 // SM units CACTI does not model (Dhar & Chen Table III), less the units of
 // power-gated SMs, plus the pipeline's dynamic energy per event (SP/SFU lanes
-// from GPUWattch; PipelineActivity). DRAM uses a per-line energy from the
-// GDDR5 literature.
+// from GPUWattch, the front end, scheduler, scoreboard, collectors and
+// coalescer as CACTI arrays, flits on CACTI's wire model; PipelineActivity).
+// DRAM uses a per-line energy from the GDDR5 literature.
 // See docs/power-area.md.
 #pragma once
 
@@ -38,39 +39,57 @@ inline constexpr double kGtx480DieMm2 = 529.0;
 inline constexpr double kDramEnergyPerLineJ = 16000e-12;
 inline constexpr uint32_t kDramAccessBytes = 128;
 
+// Average length of an interconnect wire: the mean Manhattan distance
+// between two points placed independently and uniformly on a square die of
+// kGtx480DieMm2, 2/3 of its side (an SM and a memory partition anywhere on
+// the die; the crossbar's own layout is not modelled). 15.33 mm.
+double icnt_average_wire_mm();
+
 // Pipeline events the SMs and the interconnect count, summed over the GPU:
-// what the per-event dynamic energy of the units CACTI does not model is
-// charged on (see pipeline_energy_components()). Derived from counters the
-// SMs and the memory system keep anyway; nothing here is counted per cycle.
+// what the per-event dynamic energy of the pipeline is charged on (see
+// pipeline_energy_components()). Derived from counters the SMs and the memory
+// system keep anyway; the scheduler's cycles are the SMs' active cycles.
 struct PipelineActivity {
-  uint64_t warp_instructions = 0;     // fetched and decoded, picked by a scheduler, checked against the scoreboard
+  uint64_t warp_instructions = 0;     // decoded into the instruction buffer, issued, checked against the scoreboard
+  uint64_t scheduler_cycles = 0;      // cycles a warp scheduler ran: SM active cycles x sm.num_schedulers
+  uint64_t scoreboard_updates = 0;    // destination bits set at issue and cleared at writeback: 2 x register writes
   uint64_t collector_dispatches = 0;  // instructions that went through an operand collector (all but barrier/exit)
   uint64_t operand_reads = 0;         // register operands read into collectors (register file bank reads)
   uint64_t int_alu_thread_ops = 0;    // active lanes of issued IntAlu instructions
   uint64_t fp_thread_ops = 0;         // ... FpAlu
   uint64_t sfu_thread_ops = 0;        // ... Sfu
-  uint64_t memory_instructions = 0;   // global, local and shared loads and stores (LDST unit, address generation)
+  uint64_t memory_thread_ops = 0;     // ... global, local and shared loads and stores (one address each)
   uint64_t global_transactions = 0;   // coalesced line requests of global/local accesses
   uint64_t icnt_flits = 0;            // flits the SMs send (write data) and receive (read data)
-  uint32_t icnt_flit_bytes = 0;       // bytes per flit (icnt.bytes_per_cycle: one flit per port per cycle)
 };
 
 // One pipeline component's per-event dynamic energy and where it comes from.
-// has_energy = false: no published per-event figure was found; the report
-// lists the events with energy 0 and says so (docs/power-area.md).
 struct PipelineComponent {
   std::string name;                        // key under energy.pipeline.components
   std::string event;                       // what one event is
   uint64_t PipelineActivity::*events;      // its count
-  bool has_energy;
-  double energy_per_event_j;               // at the report's node; 0 when !has_energy
+  double energy_per_event_j;               // at the report's node
   std::string source;
 };
 // The components at `node` ("40nm" or "32nm"; anything else -> InputError
-// naming the allowed nodes). SP/SFU lane energies: GPUWattch's functional-unit
-// model (gpgpu-sim src/gpuwattch/logic.cc) with gpuwattch_gtx480.xml's scaling
-// coefficients, at the node's Vdd and McPAT's short-circuit coefficient.
-std::vector<PipelineComponent> pipeline_energy_components(const std::string& node);
+// naming the allowed nodes), with `cacti`'s arrays and wires. SP/SFU lane
+// energies: GPUWattch's functional-unit model (gpgpu-sim
+// src/gpuwattch/logic.cc) with gpuwattch_gtx480.xml's scaling coefficients,
+// at the node's Vdd and McPAT's short-circuit coefficient; the address
+// generation of the LDST unit is one integer ALU add per thread. The front
+// end, scheduler, scoreboard, collectors and coalescer are CACTI arrays, as
+// McPAT models them (instruction_buffer, scheduler_readiness_table,
+// scoreboard, operand_collector_storage, coalescer_pending_requests cfgs);
+// a flit is CACTI's repeated global wire over icnt_average_wire_mm() for each
+// of the spec's icnt.bytes_per_cycle x 8 bits. A cache without one of those
+// arrays or wire models -> InputError naming its file.
+std::vector<PipelineComponent> pipeline_energy_components(const GpuSpec& spec, const std::string& node,
+                                                          const CactiResults& cacti);
+std::vector<PipelineComponent> pipeline_energy_components(const GpuSpec& spec, const std::string& node);
+
+// Energy of `reads` reads and `writes` writes of one counted access of `e`
+// (CACTI's per-access energies x accesses_per_access()).
+double cacti_access_j(const CactiEntry& e, double reads, double writes);
 
 // Dhar & Chen Table III: static (leakage) power per SM in watts, from GPUSimPow.
 struct SmUnitStatic {

@@ -50,6 +50,11 @@ PipelineActivity pipeline_activity(const SmStats& total, const Interconnect& icn
   auto lanes = [&](OpClass op) { return total.thread_op_counts[static_cast<int>(op)]; };
   PipelineActivity p;
   p.warp_instructions = total.warp_instructions;
+  // Every scheduler looks at its warps in each cycle its SM has one.
+  p.scheduler_cycles = total.active_cycles * spec.sm.num_schedulers;
+  // A destination's scoreboard bit is set at issue and cleared when its
+  // register bank write happens (SmCore::writeback).
+  for (uint64_t w : total.rf_bank_writes) p.scoreboard_updates += 2 * w;
   // Barrier and exit act at issue and take no collector unit (instruction.hpp).
   p.collector_dispatches = total.warp_instructions - ops(OpClass::Barrier) - ops(OpClass::Exit);
   for (uint64_t r : total.rf_bank_reads) p.operand_reads += r;
@@ -57,13 +62,13 @@ PipelineActivity pipeline_activity(const SmStats& total, const Interconnect& icn
   p.fp_thread_ops = lanes(OpClass::FpAlu);
   p.sfu_thread_ops = lanes(OpClass::Sfu);
   for (unsigned o = 0; o < kNumOpClasses; ++o)
-    if (is_memory(static_cast<OpClass>(o))) p.memory_instructions += total.op_counts[o];
+    if (is_memory(static_cast<OpClass>(o))) p.memory_thread_ops += total.thread_op_counts[o];
   p.global_transactions = total.global_transactions;
   // A port moves icnt.bytes_per_cycle bytes a cycle: one flit (as GPGPU-Sim's
   // -icnt_flit_size). Totals per direction, rounded up once: the
   // interconnect keeps no per-packet count.
-  p.icnt_flit_bytes = spec.icnt.bytes_per_cycle;
-  p.icnt_flits = flits(icnt.bytes_up(), p.icnt_flit_bytes) + flits(icnt.bytes_down(), p.icnt_flit_bytes);
+  const uint32_t flit_bytes = spec.icnt.bytes_per_cycle;
+  p.icnt_flits = flits(icnt.bytes_up(), flit_bytes) + flits(icnt.bytes_down(), flit_bytes);
   return p;
 }
 

@@ -138,6 +138,46 @@ each direction. One write port (local side), one read port (remote side).
 Too few rows for CACTI with 128 B rows (8): modelled as 32 rows x 32 B (the
 same 1 KB); a 1024-bit transfer = 4 block accesses, so hw/power multiplies
 the per-access energy by 4. Area and leakage are unscaled."""),
+    # The pipeline's own arrays, for its per-event dynamic energy (hw/power,
+    # pipeline_energy_components; docs/power-area.md, "Pipeline dynamic
+    # energy"). Only their per-access energies are used: their leakage is in
+    # Dhar & Chen Table III's front-end, LDST and undifferentiated lines.
+    ("instruction_buffer", 768, 8, 1, "ram", (0, 1, 1), 64, 6144, """\
+Instruction buffer of the SM's front end: sm.ibuffer_entries = 2 decoded
+instructions per warp for
+sm.max_warps = 48 warps, one 64-bit Fermi instruction each: 96 x 8 B = 768 B
+per SM. Written once at decode, read once at issue; one write port (decode),
+one read port (issue). Modelled as 96 rows x 8 B. Full size."""),
+    ("scoreboard", 384, 8, 1, "ram", (0, 1, 1), 63, 3024, """\
+Scoreboard of pending register writes: one bit per architectural register
+(Fermi's 63) per warp, 48 warps = 3024 bits per SM (GPGPU-Sim's scoreboard
+keeps the set of a warp's registers with a write in flight). An issue check
+reads the warp's 63-bit row; issue sets and writeback clears a destination's
+bit (one write each). One read port (issue check), one write port.
+Rows padded to 64 bits: modelled as 48 rows x 8 B (384 B); hw/power scales
+area and leakage by 3024 / 3072 bits."""),
+    ("scheduler_readiness_table", 128, 4, 1, "ram", (1, 0, 0), 24, 24, """\
+A warp scheduler's readiness table: one ready bit per warp it owns
+(sm.max_warps / sm.num_schedulers = 24), read once per cycle the scheduler
+runs to pick a warp. McPAT models selection as its instruction-window logic;
+no per-selection figure at 40 nm was found, so the scheduler is charged the
+read of this table (the selection logic itself is not charged).
+Too small for CACTI (one 24-bit row): modelled as 32 rows x 4 B (128 B), one
+access reads one 32-bit row; hw/power scales area and leakage by 24 / 1024."""),
+    ("operand_collector_storage", 6144, 128, 1, "ram", (0, 1, 1), 1024, 49152, """\
+Operand storage of the operand collector units: sm.oc_units_sp + oc_units_sfu
++ oc_units_mem = 6 + 8 + 2 = 16 units x 3 source operands x 32 lanes x 4 B
+= 6 KB per SM (GPGPU-Sim's collector units, one 1024-bit warp register per
+source slot). Written once per operand read from a register bank, read once
+at dispatch. One write port (from the bank crossbar), one read port (to the
+execution units). Modelled as 48 rows x 128 B. Full size."""),
+    ("coalescer_pending_requests", 256, 8, 0, "cache", (1, 0, 0), 64, 2048, """\
+Pending request table of the L1 data cache's coalesced misses (MSHRs):
+l1.mshr_entries = 32 in fermi-gtx480 (GPGPU-Sim -gpgpu_cache:dl1 ...,A:32:8),
+fully associative on the line address, so every coalesced transaction
+searches it (CACTI's fully associative cache: a CAM tag array). Each entry's
+payload assumed 8 B (the merged requests' warp and register ids). Modelled
+as 32 entries x 8 B, associativity 0 (full). Full size."""),
 ]
 
 TEMPLATE = """\
@@ -235,6 +275,10 @@ def render(node, tech, s):
     ]
     body = TEMPLATE.format(size=size, block=block, assoc=assoc, rw=rw, rd=rd, wr=wr, tech=tech,
                            bus=block * 8, ctype=ctype)
+    if assoc == 0:
+        # A fully associative cache's tags are a CAM: CACTI requires a search
+        # port ("CAM and fully associative must have at least 1 search port").
+        body += "-search port 1\n"
     return "\n".join(head) + "\n" + body
 
 

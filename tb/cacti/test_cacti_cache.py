@@ -109,6 +109,18 @@ def t_cacti_fails():
 def t_reproduces():
     out = run(["verify"])
     expect_in(out, "40nm: CACTI reproduces all", "32nm: CACTI reproduces all")
+    # The CAM search energy of a fully associative array (the coalescer's
+    # pending request table) is cached and checked like the other numbers.
+    with tempfile.TemporaryDirectory() as tmp:
+        params = copy_params(tmp)
+        path = os.path.join(params, "40nm", "results.json")
+        with open(path) as f:
+            doc = json.load(f)
+        doc["structures"]["coalescer_pending_requests"]["search_energy_nj"] *= 1.1
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+        out = run(["verify", "--node", "40nm"], env={"SMSHARE_CACTI_PARAMS": params}, expect_rc=1)
+        expect_in(out, "coalescer_pending_requests.cfg: search_energy_nj cached")
 
 
 def t_plot():
