@@ -2,7 +2,8 @@
 # Simulation-speed benchmark: prints simulated warp-instructions and cycles
 # per host second for (1) the 15-SM Fermi running the hotspot profile to
 # completion, with the baseline and with EXPARS (which mixes one CTA per SM:
-# its operand cache, prefetcher and scratchpad register traffic), and (2) a
+# its operand cache, prefetcher and scratchpad register traffic) and Zorua,
+# then the 16-SM gtx580 with the baseline and each cross-SM scheme, and (2) a
 # generated Accel-Sim trace of 1.92 M warp-instructions (120 CTAs x 8 warps x
 # 2000 instructions; issue 5's bench workload).
 # Timing is measured, never asserted: this is not a test.
@@ -17,6 +18,14 @@ echo "== hotspot profile on fermi-gtx480 with EXPARS =="
 build/bench_sim_speed fermi-gtx480 hotspot --mechanism expars
 echo "== hotspot profile on fermi-gtx480 with Zorua =="
 build/bench_sim_speed fermi-gtx480 hotspot --mechanism zorua
+# Cross-SM sharing (Dhar & Chen) on its own config, with the baseline there
+# for scale: each scheme's active SMs run the work of two (or 1.5) SMs.
+echo "== hotspot profile on gtx580 (cross-SM sharing's config) =="
+build/bench_sim_speed gtx580 hotspot
+for scheme in occ bal bigsm bigsm_occ; do
+  echo "== hotspot profile on gtx580 with ${scheme} =="
+  build/bench_sim_speed gtx580 hotspot --mechanism "${scheme}"
+done
 
 trace_dir=build/bench-trace
 if [ ! -f "$trace_dir/kernelslist.g" ]; then

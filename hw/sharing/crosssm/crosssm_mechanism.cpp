@@ -10,6 +10,12 @@
 namespace smshare::crosssm {
 namespace {
 
+uint64_t source_operands(const WarpInstruction& inst) {
+  uint64_t n = 0;
+  for (uint8_t i = 0; i < inst.num_src; ++i) n += inst.src[i] != kNoReg;
+  return n;
+}
+
 // CTAs of footprint `f` that fit in `pool` by its own resources (0 if none).
 uint32_t pool_capacity(const SmSpec& pool, const CtaFootprint& f) {
   auto fit = [](uint64_t have, uint64_t need) { return need ? static_cast<uint32_t>(have / need) : ~0u; };
@@ -118,6 +124,7 @@ class Hooks final : public MechanismHooks {
   void warp_finished(const WarpContext& w) override { s_->warp_finished(w); }
   void bind(BankArbitrator& arbitrator) override { s_->bind(arbitrator); }
   void counters(std::vector<std::pair<std::string, uint64_t>>& c) const override { s_->counters(c); }
+  void collect(ActivityCounters& out) const override { s_->collect(out); }
   const CrossSmState& state() const { return *s_; }
 
  private:
@@ -166,7 +173,10 @@ void CrossSmState::issued(const WarpContext& w, const WarpInstruction& inst) {
       self.pcs[n % Half::kPcs] = inst.pc;
     } else {
       ++traffic_.instruction_buffer;
-      if (is_memory(inst.op)) ++traffic_.operand_dispatch;  // to the active SM's LDST unit
+      if (is_memory(inst.op)) {  // to the active SM's LDST unit
+        ++traffic_.operand_dispatch;
+        traffic_.operands_crossed += source_operands(inst);
+      }
       const Half* lower = other_half(w);
       if (lower && !lower->finished && lower->last_issue_cycle == now_ && lower->issued == self.issued) {
         ++traffic_.mirrored_issues;
@@ -178,10 +188,21 @@ void CrossSmState::issued(const WarpContext& w, const WarpInstruction& inst) {
     }
   } else if (w.home == 1) {
     ++traffic_.instruction_buffer;
-    if (entered_pipeline) ++traffic_.operand_dispatch;  // two-stage dispatch to the active SM's units
+    if (entered_pipeline) {  // two-stage dispatch to the active SM's units
+      ++traffic_.operand_dispatch;
+      traffic_.operands_crossed += source_operands(inst);
+    }
     if (inst.op == OpClass::SharedLoad || inst.op == OpClass::SharedStore) ++traffic_.remote_scratchpad;
   }
   if (w.home == 0 && entered_pipeline) ++traffic_.dummy_stage;
+}
+
+void CrossSmState::collect(ActivityCounters& out) const {
+  const BoundaryTraffic& t = traffic_;
+  const uint64_t crossings = t.instruction_buffer + t.operands_crossed + t.remote_scratchpad + t.mirrored_issues;
+  StructureActivity& buffer = out["boundary_buffer"];
+  buffer.reads += crossings;
+  buffer.writes += crossings;
 }
 
 void CrossSmState::warp_finished(const WarpContext& w) {

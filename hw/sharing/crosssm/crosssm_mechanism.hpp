@@ -44,6 +44,7 @@ struct SmSettings : MechanismSettings {
 struct BoundaryTraffic {
   uint64_t instruction_buffer = 0;  // instructions decoded into the neighbour's instruction-buffer bank
   uint64_t operand_dispatch = 0;    // instructions whose operands crossed to the other SM's units
+  uint64_t operands_crossed = 0;    // ... their source operands (a warp-wide register each)
   uint64_t mirrored_issues = 0;     // BigSM: wide-warp instructions issued to both halves in one cycle
   uint64_t split_issues = 0;        // BigSM: upper-half instructions issued in a later cycle than the lower's
   uint64_t divergent_issues = 0;    // ... of them, a different instruction than the lower half's (traces)
@@ -73,6 +74,10 @@ class CrossSmState {
   void warp_finished(const WarpContext& w);
   void bind(const BankArbitrator& arbitrator);
   void counters(std::vector<std::pair<std::string, uint64_t>>& c) const;
+  // The boundary buffer's accesses (its CACTI cfg): each crossing writes an
+  // entry on one side and reads it on the other (an operand, an
+  // instruction, a scratchpad access's data, a mirrored issue's request).
+  void collect(ActivityCounters& out) const;
 
  private:
   // One half of a wide warp: how far it has issued.
