@@ -84,9 +84,15 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
   json deadlocks = json::array();
   ActivityCounters activity;
   std::vector<std::pair<std::string, uint64_t>> mechanism_counters;  // summed over SMs, in first-seen order
+  // Register and scratchpad capacity over the SMs' active cycles, each SM's
+  // its own (a cross-SM active SM holds its neighbour's too).
+  double rf_capacity_cycles = 0, smem_capacity_cycles = 0;
   for (const auto& sm_module : gpu.sms()) {
     const SmCore& sm = sm_module->core();
     const SmStats& s = sm.stats();
+    const SmSpec& own = gpu.sm_configuration(static_cast<uint32_t>(&sm_module - &gpu.sms()[0])).spec.sm;
+    rf_capacity_cycles += static_cast<double>(s.active_cycles) * own.registers;
+    smem_capacity_cycles += static_cast<double>(s.active_cycles) * own.scratchpad_bytes;
     if (sm.deadlocked()) {
       json d = {{"sm", &sm_module - &gpu.sms()[0]}, {"cycle", s.last_cycle}};
       const std::string state = sm.mechanism().hooks ? sm.mechanism().hooks->describe() : std::string();
@@ -176,9 +182,9 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
   report["resident_warps_per_sm"] = total.max_resident_warps;
   report["avg_resident_ctas_per_sm"] = ratio(static_cast<double>(total.resident_cta_cycles), active);
   report["avg_resident_warps_per_sm"] = ratio(static_cast<double>(total.resident_warp_cycles), active);
-  report["rf_utilization"] = ratio(static_cast<double>(total.rf_allocated_cycles), active * spec.sm.registers);
+  report["rf_utilization"] = ratio(static_cast<double>(total.rf_allocated_cycles), rf_capacity_cycles);
   report["spm_utilization"] =
-      spec.sm.scratchpad_bytes ? ratio(static_cast<double>(total.smem_allocated_cycles), active * spec.sm.scratchpad_bytes) : 0.0;
+      spec.sm.scratchpad_bytes ? ratio(static_cast<double>(total.smem_allocated_cycles), smem_capacity_cycles) : 0.0;
   report["active_cycles"] = total.active_cycles;
   report["issue_cycles"] = total.issue_cycles;
   report["stall_cycles"] = total.stall_cycles;
