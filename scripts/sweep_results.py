@@ -1,6 +1,6 @@
 """Reading a sweep's collected table (`smshare sweep`'s results.json, see
 docs/sweeps.md) and the axes its spec declares, shared by the scripts that
-plot or tabulate sweeps (plot_sweep.py, jatala_fig9.py, expars_reproduction.py)."""
+plot or tabulate sweeps (plot_sweep.py, jatala_fig9.py, expars_reproduction.py, crosssm_reproduction.py)."""
 import argparse
 import json
 import os

@@ -1,5 +1,6 @@
 """Shared by the reproduction scripts' tests (test_jatala_fig9.py,
-test_expars_reproduction.py, test_zorua_reproduction.py): a results.json in `smshare sweep`'s format,
+test_expars_reproduction.py, test_zorua_reproduction.py,
+test_crosssm_reproduction.py): a results.json in `smshare sweep`'s format,
 read back as the scripts read it."""
 import json
 import os
