@@ -67,7 +67,7 @@ TRAFFIC = [("boundary_instruction_buffer", "instruction-buffer crossings"),
            ("remote_register_accesses", "remote register accesses"),
            ("boundary_remote_scratchpad", "remote scratchpad accesses"),
            ("dummy_stage_instructions", "dummy-stage instructions")]
-ROLES = ["active_sms", "inactive_sms", "baseline_sms"]
+ROLES = ["active_sms", "inactive_sms"]  # the rest of the GPU's SMs are baseline SMs (no counters)
 
 
 def die(msg):
@@ -275,9 +275,11 @@ def traffic_table(runs, kernels):
         if not done:
             out.append(f"| {SCHEME_NAMES[s]} | every run deadlocked |" + " |" * (len(head) - 2))
             continue
-        # The SMs each role's counter names, against the GPU's: a difference is an SM without counters.
-        roles = sorted({" / ".join(str(r["mechanism_stats"].get(x, 0)) for x in ROLES) + f" of {r['num_sms']}"
-                        for r in done})
+        # Baseline SMs run the baseline's own mechanism: they are the SMs neither role counts.
+        def role_counts(r):
+            active, inactive = (r["mechanism_stats"].get(x, 0) for x in ROLES)
+            return f"{active} / {inactive} / {r['num_sms'] - active - inactive} of {r['num_sms']}"
+        roles = sorted({role_counts(r) for r in done})
         cells = [f"{mean(r['mechanism_stats'].get(c, 0) / r['warp_instructions'] for r in done):.3f}"
                  for c, _ in TRAFFIC]
         wide = [r["mechanism_stats"] for r in done

@@ -53,7 +53,7 @@ def rows(changes=None):
         for s in cr.SCHEMES:
             r = (changes or {}).get((k["paper"], s), (0.95, 0.7, 0.75))
             out.append(row(k["profile"], s, BASE["ipc"] * r[0], BASE["power"] * r[1], BASE["energy"] * r[2],
-                           active_sms=8, inactive_sms=8, baseline_sms=0, remote_register_accesses=500,
+                           active_sms=8, inactive_sms=8, remote_register_accesses=500,
                            wide_mirrored_issues=300 if s.startswith("bigsm") else 0,
                            wide_split_issues=100 if s.startswith("bigsm") else 0))
     for i, r in enumerate(out):

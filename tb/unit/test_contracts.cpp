@@ -82,20 +82,24 @@ TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
     choice.name = name;
     const ConfiguredMechanism configured = registry.configure(choice);  // the defaults
     for (const Case& c : cases) {
-      const GpuSpec spec = load_gpu_config(c.config, {});
+      // SM 0 as the run configures it (cross-SM sharing: an active SM, its
+      // resources merged with its neighbour's).
+      const SmConfiguration sm0 = configured.configure_sm(load_gpu_config(c.config, {}), 0);
+      const GpuSpec& spec = sm0.spec;
       const KernelProfile p = load_kernel_profile(c.kernel);
-      Mechanism m = configured.make(spec.sm, p.resources, p.file, 0, configured.make_kernel_shared_state());
+      Mechanism m = configured.make(spec.sm, p.resources, p.file, 0, configured.make_kernel_shared_state(),
+                                    sm0.settings.get());
       FixedLatencyPort port;
       m.hooks->bind_memory(port);  // as the SM does at launch
       const std::string what = name + " / " + c.kernel + " on " + c.config;
       EXPECT_EQ(m.name, name) << what;
       const Occupancy occ = m.admission->occupancy();
       // The occupancy calculator (smshare occupancy, the report) promises what the admission does.
-      const Occupancy calculated = configured.occupancy(spec.sm, p.resources, p.file);
+      const Occupancy calculated = configured.occupancy(load_gpu_config(c.config, {}).sm, p.resources, p.file);
       EXPECT_EQ(calculated.ctas_per_sm, occ.ctas_per_sm) << what;
       EXPECT_EQ(calculated.limited_by, occ.limited_by) << what;
       // Within the SM's slots: its own, or the logical ones the mechanism gives it (Zorua).
-      const SmSlots slots = configured.slots(spec.sm, 0);
+      const SmSlots slots = sm0.slots;
       ASSERT_GE(occ.ctas_per_sm, 1u) << what;
       ASSERT_LE(occ.ctas_per_sm, slots.ctas) << what;
 
@@ -119,7 +123,8 @@ TEST(MechanismContract, EveryMechanismAdmitsWhatItsOccupancySaysWithinTheSm) {
         // Every register of every warp maps to a real bank (or waits).
         for (const auto& x : admitted)
           for (uint32_t w = 0; w < x.warps; ++w) {
-            WarpContext ctx{x.cta_slot * x.warps + w, x.cta_slot, w, x.cta_slot * 100ull + w};
+            WarpContext ctx{x.cta_slot * x.warps + w, x.cta_slot, w, x.cta_slot * 100ull + w, x.home};
+            ctx.home = m.route->home(ctx);  // as the SM does at launch
             m.hooks->decode(ctx, std::make_unique<NoInstructions>());  // the warp launches, as the SM does it
             EXPECT_LE(m.gate->priority_class(ctx), 2u) << what;
             for (uint16_t r = 0; r < p.resources.regs_per_thread; ++r) {

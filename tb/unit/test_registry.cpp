@@ -182,7 +182,8 @@ TEST(MechanismRegistry, TheOneListRegistersThePapersMechanismsInOrder) {
   const std::vector<std::string> expected = {"baseline", "regshare", "spmshare", "zorua", "expars",
                                              "occ",      "bal",      "bigsm",    "bigsm_occ"};
   EXPECT_EQ(mechanism_registry().names(), expected);
-  const std::vector<std::string> simulated = {"baseline", "regshare", "spmshare", "zorua", "expars"};
+  const std::vector<std::string> simulated = {"baseline", "regshare", "spmshare", "zorua", "expars",
+                                              "occ",      "bal",      "bigsm",    "bigsm_occ"};
   EXPECT_EQ(mechanism_registry().simulated_names(), simulated);
   const std::vector<std::string> with_formula = {"regshare", "spmshare", "zorua", "expars"};
   EXPECT_EQ(mechanism_registry().names_with_storage_formula(), with_formula);

@@ -4,6 +4,8 @@
 // (crosssm_mechanism.hpp), the boundary buffer and dummy stage modules, and
 // the hardware cost (Sec. V-A, VI-A) and power gating (Table III) that
 // `smshare area` and the energy model read.
+#include <stdexcept>
+
 #include "hw/sharing/crosssm/crosssm_mechanism.hpp"
 #include "hw/sharing/crosssm/crosssm_modules.hpp"
 #include "hw/sharing/registry.hpp"
@@ -105,12 +107,10 @@ MechanismDescriptor descriptor(Scheme scheme, const char* description) {
   };
   d.make = [](const SmSpec& sm, const KernelResources& k, const std::string& origin, const MechanismSettings& ms,
               uint32_t, std::shared_ptr<KernelSharedState>) {
-    // Without a configuration (a test building one SM): an SM outside any group.
-    if (const auto* s = dynamic_cast<const SmSettings*>(&ms)) return make(sm, k, origin, *s);
-    SmSettings alone;
-    alone.run = settings_as<Settings>(ms);
-    alone.base = sm;
-    return make(sm, k, origin, alone);
+    const auto* s = dynamic_cast<const SmSettings*>(&ms);
+    if (!s) throw std::logic_error("crosssm: an SM's mechanism is made with its configuration's settings "
+                                   "(ConfiguredMechanism::configure_sm)");
+    return make(sm, k, origin, *s);
   };
   d.make_modules = [](const SmSpec&, const MechanismSettings& ms, uint32_t sm_id) {
     std::vector<std::unique_ptr<MechanismStructureModule>> m;
