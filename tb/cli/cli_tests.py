@@ -157,6 +157,14 @@ def first_difference(a, b, path="$"):
     return None if a == b else f"{path}: {a!r} vs {b!r}"
 
 
+def vcd_maxima(path):
+    """Each signal of the VCD at `path`: the largest value it took."""
+    seen = {}
+    for _, name, v in Vcd(path).changes:
+        seen[name] = max(seen.get(name, v), v)
+    return seen
+
+
 def names_in(kind):
     return sorted(Path(p).stem for p in glob.glob(str(CONFIGS / kind / "*.yaml")))
 
@@ -830,10 +838,7 @@ def _(ctx):
     res = ctx.run("run", "--config", "fermi-gtx480", "--kernel", "btree", "--ctas", 3, "--set", "gpu.num_sms=1",
                   "--mechanism", "expars", "--vcd", vcd, "--json")
     expect_rc(res, 0)
-    wave = Vcd(vcd)
-    seen = {}
-    for _, name, v in wave.changes:
-        seen[name] = max(seen.get(name, v), v)
+    seen = vcd_maxima(vcd)
     for signal in ("register_prefetcher.prefetching_queue", "register_prefetcher.head_warp",
                    "register_prefetcher.schedulable_warps", "operand_cache.valid_lines", "operand_cache.fills",
                    "register_allocation_table.mixed_ctas"):
@@ -892,9 +897,7 @@ def _(ctx):
     res = ctx.run("run", "--config", "fermi-gtx480", "--kernel", "nqueens", "--ctas", 20, "--set", "gpu.num_sms=1",
                   "--mechanism", "zorua", "--vcd", vcd, "--json")
     expect_rc(res, 0)
-    seen = {}
-    for _, name, v in Vcd(vcd).changes:
-        seen[name] = max(seen.get(name, v), v)
+    seen = vcd_maxima(vcd)
     for signal in ("coordinator.schedulable_warps", "coordinator.thread_queue", "coordinator.o_thresh",
                    "register_mapping_table.free_sets", "scratchpad_mapping_table.free_sets",
                    "warp_slot_mapping_table.free_sets"):
@@ -961,9 +964,7 @@ def _(ctx):
     res = ctx.run("run", "--config", "gtx580", "--kernel", "hotspot", "--ctas", 4, "--set", "gpu.num_sms=2",
                   "--mechanism", "occ", "--vcd", vcd, "--json")
     expect_rc(res, 0)
-    seen = {}
-    for _, name, v in Vcd(vcd).changes:
-        seen[name] = max(seen.get(name, v), v)
+    seen = vcd_maxima(vcd)
     for signal in ("boundary_buffer.instruction_buffer", "boundary_buffer.operand_dispatch",
                    "boundary_buffer.remote_register_accesses", "dummy_stage.instructions"):
         check(seen.get("gpu.sm0." + signal, 0) > 0, f"gpu.sm0.{signal} never above 0 in the VCD")
