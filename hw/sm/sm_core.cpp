@@ -42,10 +42,11 @@ struct SmCore::Warp {
   std::bitset<kMaxArchRegs> pending_writes;  // the scoreboard
   uint32_t in_flight = 0;                    // issued, not yet written back
   uint32_t pending_loads = 0;                // global loads in flight (long latency)
-  // Mechanism::wide_warps: on a wide warp's lower half, the slot of its
-  // upper half (kNoHalf: none, or this is not a lower half).
+  // Mechanism::wide_warps: the slot of the other half of its wide warp
+  // (kNoHalf: none), and whether it is the upper half.
   static constexpr uint32_t kNoHalf = ~0u;
-  uint32_t upper_half = kNoHalf;
+  uint32_t other_half = kNoHalf;
+  bool upper = false;
   uint64_t issued = 0;  // instructions issued (a wide warp's halves are in step when equal)
 
   const WarpInstruction& head() const { return ibuffer[ib_head]; }
@@ -226,9 +227,10 @@ bool SmCore::launch_one_cta() {
     while (warps_[first_free].valid) ++first_free;  // free slots exist: checked against the warp slots above
     uint32_t slot = first_free;
     // A wide warp's upper half takes a slot of its lower half's scheduler,
-    // which issues the wide warp (when one is free).
+    // which issues the wide warp (when one is free; else the two run as
+    // separate warps).
     if (mechanism_.wide_warps && (w & 1))
-      for (uint32_t s = cta.warp_slots[w - 1] + spec_.num_schedulers; s < warps_.size(); s += spec_.num_schedulers)
+      for (uint32_t s = cta.warp_slots[w - 1] % spec_.num_schedulers; s < warps_.size(); s += spec_.num_schedulers)
         if (!warps_[s].valid) {
           slot = s;
           break;
@@ -244,7 +246,8 @@ bool SmCore::launch_one_cta() {
     warp.at_barrier = false;
     warp.ctx = {slot, cta_slot, w, next_age_++, alloc.home};
     warp.ctx.home = mechanism_.route->home(warp.ctx);
-    warp.upper_half = Warp::kNoHalf;
+    warp.other_half = Warp::kNoHalf;
+    warp.upper = false;
     warp.issued = 0;
     warp.program = mechanism_.hooks->decode(warp.ctx, kernel_->warp_program(cta.cta_id, w));
     warp.ib_head = warp.ib_count = 0;
@@ -255,7 +258,13 @@ bool SmCore::launch_one_cta() {
     refresh(slot);
   }
   if (mechanism_.wide_warps)
-    for (uint32_t w = 0; w + 1 < warps_needed; w += 2) warps_[cta.warp_slots[w]].upper_half = cta.warp_slots[w + 1];
+    for (uint32_t w = 0; w + 1 < warps_needed; w += 2) {
+      const uint32_t lower = cta.warp_slots[w], upper = cta.warp_slots[w + 1];
+      if (lower % spec_.num_schedulers != upper % spec_.num_schedulers) continue;
+      warps_[lower].other_half = upper;
+      warps_[upper].other_half = lower;
+      warps_[upper].upper = true;
+    }
   cta.live_warps = cta.may_arrive = warps_needed;
   ++resident_ctas_;
   resident_warps_ += warps_needed;
@@ -839,15 +848,9 @@ void SmCore::issue() {
     for (uint32_t slot : sched_order_) {
       Warp& w = warps_[slot];
       if (!w.valid || w.wait != StallReason::None) continue;
-      // A wide warp issues as one: its lower half waits for an upper half in
-      // step with it that cannot issue the same instruction now (a
-      // different one, in a trace whose halves diverge, goes separately).
-      if (w.upper_half != Warp::kNoHalf) {
-        const Warp& u = warps_[w.upper_half];
-        if (u.valid && !u.exhausted && u.issued == w.issued && u.wait != StallReason::None) {
-          best = std::max(best, u.wait);
-          continue;
-        }
+      if (const Warp* other = waits_for_other_half(w)) {
+        best = std::max(best, other->wait);
+        continue;
       }
       const ExecUnit first_unit = exec_unit_of(w.head().op);
       const uint64_t pc = w.head().pc;
@@ -866,7 +869,7 @@ void SmCore::issue() {
         continue;
       }
       issued_any = true;
-      if (w.upper_half != Warp::kNoHalf) issue_upper_half(w.upper_half, pc);
+      if (!w.upper) issue_upper_half(w, pc);
       // Dual issue (GPGPU-Sim's scheduler_unit::cycle with
       // gpgpu_max_insn_issue_per_warp = 2): the same warp's next instruction,
       // if it has no hazard of its own after the first issued (refresh() saw
@@ -874,8 +877,11 @@ void SmCore::issue() {
       // empty instruction buffer), with the diff-exec-units rule if set. A
       // second instruction that cannot go costs nothing: the cycle issued.
       if (spec_.dual_issue && w.valid && w.wait == StallReason::None &&
-          !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == first_unit))
-        try_issue(s, slot);
+          !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == first_unit) &&
+          !waits_for_other_half(w)) {
+        const uint64_t second_pc = w.head().pc;
+        if (try_issue(s, slot) == IssueOutcome::Issued && !w.upper) issue_upper_half(w, second_pc);
+      }
       break;
     }
   }
@@ -897,10 +903,32 @@ void SmCore::issue() {
   else stats_.idle_cycles++;
 }
 
-void SmCore::issue_upper_half(uint32_t upper, uint64_t pc) {
-  const Warp& u = warps_[upper];
-  if (!u.valid || u.wait != StallReason::None || u.head().pc != pc) return;  // it catches up on its own
-  try_issue(upper % spec_.num_schedulers, upper);
+const SmCore::Warp* SmCore::other_half(const Warp& w) const {
+  if (w.other_half == Warp::kNoHalf) return nullptr;
+  const Warp& o = warps_[w.other_half];
+  // The slot may hold another warp since the other half retired.
+  const bool same_pair = o.valid && o.ctx.cta_slot == w.ctx.cta_slot && o.upper != w.upper &&
+                         o.ctx.age == (w.upper ? w.ctx.age - 1 : w.ctx.age + 1);
+  return same_pair ? &o : nullptr;
+}
+
+const SmCore::Warp* SmCore::waits_for_other_half(const Warp& w) const {
+  const Warp* o = other_half(w);
+  // Halves out of step (one waits at a barrier, has no instruction left, or
+  // has issued more) or at different instructions issue on their own.
+  if (!o || o->exhausted || o->at_barrier || o->issued != w.issued) return nullptr;
+  if (o->ib_count && o->head().pc != w.head().pc) return nullptr;
+  // In step: the upper half issues with its lower half; the lower half waits
+  // for an upper half that cannot issue the same instruction now.
+  if (w.upper || o->wait != StallReason::None) return o;
+  return nullptr;
+}
+
+void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
+  const Warp* u = other_half(lower);
+  // In step before the lower half's issue, ready, at the same instruction.
+  if (!u || u->issued + 1 != lower.issued || u->wait != StallReason::None || u->head().pc != pc) return;
+  try_issue(lower.other_half % spec_.num_schedulers, lower.other_half);
 }
 
 SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
@@ -930,6 +958,7 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
   stats_.thread_instructions += lanes;
   stats_.op_counts[static_cast<int>(inst.op)]++;
   stats_.thread_op_counts[static_cast<int>(inst.op)] += lanes;
+  ++w.issued;
   w.pop();
   schedulers_[scheduler]->issued(slot);
   SchedulerProbes& probes = scheduler_probes_[scheduler];

@@ -245,11 +245,19 @@ class SmCore : private MechanismMemoryPort {
   // retirement).
   enum class IssueOutcome : uint8_t { Issued, GateRefused, PipelineFull };
   IssueOutcome try_issue(size_t scheduler, uint32_t slot);
-  // Mechanism::wide_warps: the lower half of a wide warp just issued the
-  // instruction at `pc`; its upper half in slot `upper` issues the same one
-  // in this cycle if it is ready (through its own scheduler and the gate),
-  // else later on its own.
-  void issue_upper_half(uint32_t upper, uint64_t pc);
+  // Mechanism::wide_warps. The other half of `w`'s wide warp (null: none,
+  // or it retired).
+  const Warp* other_half(const Warp& w) const;
+  // The half `w` must wait for this cycle, or null: an upper half in step
+  // with its lower half at the same instruction issues with it; a lower half
+  // waits for such an upper half while it cannot issue. Halves out of step
+  // or at different instructions (a trace whose halves diverge) issue on
+  // their own.
+  const Warp* waits_for_other_half(const Warp& w) const;
+  // The lower half `lower` just issued the instruction at `pc`: its upper
+  // half issues the same one in this cycle (through its scheduler, the
+  // lower half's) if it is ready, else later on its own.
+  void issue_upper_half(const Warp& lower, uint64_t pc);
   void fetch();
   // The fetch group just put in warp `slot`'s instruction buffer looks up
   // the instruction cache: it decodes (a hit) or waits for a line fill.

@@ -142,7 +142,7 @@ TEST(OperandCollectorsHomeSplit, AWarpTakesACollectorOnItsOwnSmOnly) {
 
 // A BigSM active SM on the compact pipeline (no pipeline registers, no
 // instruction cache), its neighbour's register banks a bank array of their own.
-struct WideWarpTest : ::testing::Test {
+struct WideWarpSm {
   GpuSpec base = load_gpu_config("gtx580", {"sm.pipeline_registers=false", "icache.size_bytes=0"});
   GpuSpec spec = active_spec(Scheme::BigSm, base, 1);
   tb::FixedLatencyMemory memory{100};
@@ -177,6 +177,7 @@ struct WideWarpTest : ::testing::Test {
   }
   const BoundaryTraffic& traffic() const { return crosssm_state_of(core.mechanism())->traffic(); }
 };
+struct WideWarpTest : ::testing::Test, WideWarpSm {};
 
 TEST_F(WideWarpTest, BothHalvesIssueInOneCycleEachIntoACollectorOfItsOwnSm) {
   tb::ScriptedKernel kernel{"wide", one_wide_warp(), [](uint32_t, uint32_t w) { return code(w); }};
@@ -223,6 +224,115 @@ TEST_F(WideWarpTest, HalvesThatDivergeIssueSeparatelyAndAreCounted) {
   EXPECT_EQ(traffic().mirrored_issues, kDivergeAt);
   EXPECT_EQ(traffic().split_issues, kInstructions - kDivergeAt);
   EXPECT_EQ(traffic().divergent_issues, kInstructions - kDivergeAt);
+}
+
+// Halves that reach a barrier after different numbers of instructions (a
+// trace whose halves diverge before __syncthreads): neither waits for the
+// other at the barrier; the wide warp completes.
+TEST(WideWarp, HalvesWithDifferentWorkBeforeABarrierBothReachIt) {
+  for (uint32_t longer : {0u, 1u}) {
+    SCOPED_TRACE(longer == 0 ? "the lower half has one more instruction" : "the upper half has one more");
+    WideWarpSm t;
+    tb::ScriptedKernel kernel{"barrier", WideWarpSm::one_wide_warp(), [longer](uint32_t, uint32_t w) {
+                                std::vector<WarpInstruction> v;
+                                v.push_back(tb::alu(1, {10}));
+                                v.back().pc = 0;
+                                if (w == longer) {
+                                  v.push_back(tb::alu(2, {1}));
+                                  v.back().pc = 0x100;  // the extra instruction
+                                }
+                                v.push_back(tb::barrier());
+                                v.back().pc = 0x200;
+                                v.push_back(tb::alu(3, {1}));
+                                v.back().pc = 0x208;
+                                return v;
+                              }};
+    t.start(kernel);
+    uint64_t cycle = 0;
+    for (; cycle < 400 && t.core.has_work(); ++cycle) t.core.tick(cycle);
+    EXPECT_FALSE(t.core.has_work()) << "stuck at cycle " << cycle;
+    EXPECT_FALSE(t.core.deadlocked());
+    EXPECT_EQ(t.core.stats().warp_instructions, 7u);
+    EXPECT_EQ(t.core.stats().barriers, 2u);  // each half arrived
+  }
+}
+
+// On the shipped pipeline (pipeline registers, instruction cache) a wide
+// warp of independent adds issues mirrored every time.
+TEST(WideWarpPipelined, IndependentInstructionsIssueMirrored) {
+  const GpuSpec base = load_gpu_config("gtx580", {});
+  const GpuSpec spec = active_spec(Scheme::BigSm, base, 1);
+  tb::FixedLatencyMemory memory{100};
+  SmCore core{0, spec, memory, SmSlots{spec.sm.max_warps, spec.sm.max_ctas}};
+  BankArbitrator neighbour{base.sm.register_banks, base.sm.scratchpad_banks};
+  core.bank_arbitrator().attach_neighbour(neighbour);
+  CtaDispatcher dispatcher{1};
+  SmSettings settings;
+  settings.run.scheme = Scheme::BigSm;
+  settings.place = place(Scheme::BigSm, 2, 0, false);
+  settings.base = base.sm;
+  tb::ScriptedKernel kernel{"wide", WideWarpSm::one_wide_warp(),
+                            [](uint32_t, uint32_t w) { return WideWarpSm::code(w); }};
+  core.begin_kernel(kernel, make(spec.sm, kernel.resources(), "test", settings), dispatcher);
+  ASSERT_TRUE(core.launch_one_cta());
+  for (uint64_t cycle = 0; cycle < 2000 && core.has_work();) cycle = std::max(cycle + 1, core.tick(cycle));
+  EXPECT_FALSE(core.has_work());
+  const BoundaryTraffic& t = crosssm_state_of(core.mechanism())->traffic();
+  EXPECT_EQ(t.mirrored_issues, WideWarpSm::kInstructions);
+  EXPECT_EQ(t.split_issues, 0u);
+}
+
+TEST(CrossSmRoute, BalsRightNeighbourUsesTheUpperHalfOfTheMiddleSmsBanks) {
+  const GpuSpec base = load_gpu_config("gtx580", {});
+  KernelResources k = tb::single_warp_grid();
+  for (uint32_t side : {0u, 1u}) {
+    SmSettings s;
+    s.run.scheme = Scheme::Bal;
+    s.place = place(Scheme::Bal, 16, side == 0 ? 0 : 2, false);  // SMs 0 and 2 flank SM 1
+    ASSERT_EQ(s.place.lender_side, side);
+    s.base = base.sm;
+    const GpuSpec spec = active_spec(Scheme::Bal, base, 1);
+    Mechanism m = make(spec.sm, k, "test", s);
+    WarpContext w;
+    w.home = 1;
+    const uint32_t half = base.sm.register_banks / 2;
+    for (uint16_t reg = 0; reg < 64; ++reg)
+      for (w.slot = 0; w.slot < 8; ++w.slot) {
+        const OperandRoute r = m.route->route(w, reg, false, 0);
+        EXPECT_EQ(r.group, BankGroup::RemoteRegisterFile);
+        EXPECT_GE(r.bank, side * half);
+        EXPECT_LT(r.bank, (side + 1) * half);
+      }
+  }
+}
+
+TEST(CrossSmAdmission, CtasFillTheOwnPoolThenTheBorrowedAndFreeTheirOwn) {
+  const GpuSpec base = load_gpu_config("gtx580", {});
+  KernelResources k;  // 20 KB of scratchpad a CTA: 2 in the own 48 KB, 2 in the borrowed 48 KB
+  k.grid_ctas = 100;
+  k.threads_per_cta = 64;
+  k.regs_per_thread = 8;
+  k.smem_bytes_per_cta = 20 * 1024;
+  SmSettings s;
+  s.run.scheme = Scheme::Occ;
+  s.place = place(Scheme::Occ, 16, 0, false);
+  s.base = base.sm;
+  Mechanism m = make(active_spec(Scheme::Occ, base, 1).sm, k, "test", s);
+  ASSERT_EQ(m.admission->occupancy().ctas_per_sm, 4u);
+  std::vector<CtaAllocation> a(5);
+  for (uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(m.admission->try_admit(i, a[i]));
+  EXPECT_FALSE(m.admission->try_admit(4, a[4]));
+  EXPECT_EQ(a[0].home + a[1].home, 0);
+  EXPECT_EQ(a[2].home + a[3].home, 2);
+  // A borrowed CTA leaves: the next one goes back to the borrowed pool.
+  m.admission->release(a[2]);
+  ASSERT_TRUE(m.admission->try_admit(2, a[2]));
+  EXPECT_EQ(a[2].home, 1);
+  // An own CTA leaves: the next one takes the own pool again.
+  m.admission->release(a[0]);
+  ASSERT_TRUE(m.admission->try_admit(0, a[0]));
+  EXPECT_EQ(a[0].home, 0);
+  EXPECT_EQ(m.admission->smem_allocated(), 4u * 20 * 1024);
 }
 
 }  // namespace

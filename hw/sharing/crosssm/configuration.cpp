@@ -1,6 +1,10 @@
 #include "hw/sharing/crosssm/configuration.hpp"
 
 #include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "hw/common/error.hpp"
 
 namespace smshare::crosssm {
 
@@ -77,6 +81,21 @@ Borrowed borrowed(Scheme scheme, const SmSpec& base) {
   b.oc_units_sfu = part(base.oc_units_sfu);
   b.oc_units_mem = part(base.oc_units_mem);
   return b;
+}
+
+void check_lendable(Scheme scheme, const SmSpec& sm, const CacheSpec* l1, const std::string& origin) {
+  if (shape(scheme).borrowed_halves == 2) return;  // the whole SM is lent
+  const std::pair<const char*, uint32_t> halved[] = {
+      {"sm.max_warps", sm.max_warps},         {"sm.max_threads", sm.max_threads},
+      {"sm.registers", sm.registers},         {"sm.scratchpad_bytes", sm.scratchpad_bytes},
+      {"sm.register_banks", sm.register_banks}, {"sm.oc_units_sp", sm.oc_units_sp},
+      {"sm.oc_units_sfu", sm.oc_units_sfu},   {"sm.oc_units_mem", sm.oc_units_mem},
+      {"l1.ways", l1 && l1->size_bytes ? l1->ways : 2}};
+  for (const auto& [key, value] : halved)
+    if (value % 2 != 0)
+      throw input_error(origin, key,
+                        std::string(to_string(scheme)) + " lends half of the middle SM's " + key +
+                            " to each of its two neighbours: it must be even, not " + std::to_string(value));
 }
 
 GpuSpec active_spec(Scheme scheme, const GpuSpec& base, uint32_t boundary_cycles) {

@@ -71,6 +71,12 @@ struct Borrowed {
 };
 Borrowed borrowed(Scheme scheme, const SmSpec& base);
 
+// InputError (naming `origin` and the key) unless an SM `sm` (with L1
+// `l1`, when given) can be split as `scheme` lends it: Bal lends half of the
+// middle SM's warp slots, threads, registers, scratchpad, register banks,
+// operand collectors and L1 ways to each neighbour, so each must be even.
+void check_lendable(Scheme scheme, const SmSpec& sm, const CacheSpec* l1, const std::string& origin);
+
 // The active SM's hardware: `base` with the borrowed resources merged, the
 // wide SIMD of BigSM, and every crossing path (and its dummy-stage twin)
 // `boundary_cycles` longer.

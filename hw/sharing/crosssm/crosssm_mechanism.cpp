@@ -110,7 +110,7 @@ class Route final : public RegisterRoute {
 class Gate final : public WarpGate {
  public:
   explicit Gate(std::shared_ptr<CrossSmState> s) : s_(std::move(s)) {}
-  bool may_issue(const WarpContext& w, const WarpInstruction&, uint64_t) override { return s_->may_issue(w); }
+  bool may_issue(const WarpContext&, const WarpInstruction&, uint64_t) override { return true; }
   void issued(const WarpContext& w, const WarpInstruction& inst) override { s_->issued(w, inst); }
 
  private:
@@ -121,7 +121,6 @@ class Hooks final : public MechanismHooks {
  public:
   explicit Hooks(std::shared_ptr<CrossSmState> s) : s_(std::move(s)) {}
   void begin_cycle(uint64_t cycle) override { s_->begin_cycle(cycle); }
-  void warp_finished(const WarpContext& w) override { s_->warp_finished(w); }
   void bind(BankArbitrator& arbitrator) override { s_->bind(arbitrator); }
   void counters(std::vector<std::pair<std::string, uint64_t>>& c) const override { s_->counters(c); }
   void collect(ActivityCounters& out) const override { s_->collect(out); }
@@ -153,16 +152,6 @@ const CrossSmState::Half* CrossSmState::other_half(const WarpContext& w) const {
   return h.age == age ? &h : nullptr;
 }
 
-bool CrossSmState::may_issue(const WarpContext& w) const {
-  if (!wide()) return true;
-  const Half* other = other_half(w);
-  const Half& self = halves_[size_t{w.cta_slot} * warps_per_cta_ + w.warp_in_cta];
-  const uint64_t mine = self.age == w.age ? self.issued : 0;
-  if ((w.warp_in_cta & 1) == 0) return !other || other->finished || other->issued >= mine;  // lower: not ahead
-  if (!other) return false;  // the lower half has not issued yet: it leads
-  return other->finished || mine < other->issued;  // upper: only to catch up
-}
-
 void CrossSmState::issued(const WarpContext& w, const WarpInstruction& inst) {
   const bool entered_pipeline = !acts_at_issue(inst.op);
   if (wide()) {
@@ -178,7 +167,7 @@ void CrossSmState::issued(const WarpContext& w, const WarpInstruction& inst) {
         traffic_.operands_crossed += source_operands(inst);
       }
       const Half* lower = other_half(w);
-      if (lower && !lower->finished && lower->last_issue_cycle == now_ && lower->issued == self.issued) {
+      if (lower && lower->last_issue_cycle == now_ && lower->issued == self.issued) {
         ++traffic_.mirrored_issues;
       } else {
         ++traffic_.split_issues;
@@ -203,10 +192,6 @@ void CrossSmState::collect(ActivityCounters& out) const {
   StructureActivity& buffer = out["boundary_buffer"];
   buffer.reads += crossings;
   buffer.writes += crossings;
-}
-
-void CrossSmState::warp_finished(const WarpContext& w) {
-  if (wide()) half(w).finished = true;
 }
 
 void CrossSmState::bind(const BankArbitrator& arbitrator) {

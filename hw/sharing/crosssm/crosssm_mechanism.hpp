@@ -9,8 +9,9 @@
 //    registers are in the neighbour's banks (BankGroup::RemoteRegisterFile;
 //    Bal: the half of them lent to this SM) and its operand collector is one
 //    of the neighbour's (Mechanism::own_collector_units);
-//  * the gate keeps a wide warp's halves in step (BigSM) and counts what
-//    crosses the boundary (BoundaryTraffic).
+//  * the gate lets every warp issue and counts what crosses the boundary
+//    (BoundaryTraffic); the SM keeps a wide warp's halves in step
+//    (Mechanism::wide_warps).
 #pragma once
 
 #include <array>
@@ -52,9 +53,10 @@ struct BoundaryTraffic {
   uint64_t dummy_stage = 0;         // instructions through the local path's dummy stage
 };
 
-// An SM's cross-SM state for one kernel: the boundary traffic, and the step
-// of each wide warp's halves (BigSM). The gate and hooks of its mechanism
-// instance are views on it; the modules read it (crosssm_modules.hpp).
+// An SM's cross-SM state for one kernel: the boundary traffic, and how far
+// each wide warp's halves have issued (BigSM), to tell a mirrored issue from
+// a split one. The gate and hooks of its mechanism instance are views on it;
+// the modules read it (crosssm_modules.hpp).
 class CrossSmState {
  public:
   CrossSmState(const SmSettings& s, uint32_t warps_per_cta, uint32_t cta_slots);
@@ -64,14 +66,10 @@ class CrossSmState {
   // arbitrator's grants in its RemoteRegisterFile group this kernel).
   uint64_t remote_register_accesses() const;
 
-  // WarpGate: a wide warp's lower half waits while its upper half is behind;
-  // the upper half issues only to catch up (the SM issues it with the lower
-  // half when it can: SmCore::issue_upper_half).
-  bool may_issue(const WarpContext& w) const;
+  // WarpGate::issued: counts the crossings of the instruction `w` issued.
   void issued(const WarpContext& w, const WarpInstruction& inst);
   // MechanismHooks.
   void begin_cycle(uint64_t cycle) { now_ = cycle; }
-  void warp_finished(const WarpContext& w);
   void bind(const BankArbitrator& arbitrator);
   void counters(std::vector<std::pair<std::string, uint64_t>>& c) const;
   // The boundary buffer's accesses (its CACTI cfg): each crossing writes an
@@ -84,7 +82,6 @@ class CrossSmState {
   struct Half {
     uint64_t age = ~0ull;  // the warp it counts for (a CTA's warps have consecutive ages)
     uint64_t issued = 0;
-    bool finished = false;
     uint64_t last_issue_cycle = ~0ull;
     static constexpr uint32_t kPcs = 16;
     std::array<uint64_t, kPcs> pcs{};  // pc of instruction n at n % kPcs (the lower half's)

@@ -5,6 +5,7 @@
 // the hardware cost (Sec. V-A, VI-A) and power gating (Table III) that
 // `smshare area` and the energy model read.
 #include <stdexcept>
+#include <string>
 
 #include "hw/sharing/crosssm/crosssm_mechanism.hpp"
 #include "hw/sharing/crosssm/crosssm_modules.hpp"
@@ -39,6 +40,7 @@ AddedHardware hardware(const GpuSpec& spec, const Settings& s) {
 }
 
 SmConfiguration configure_sm(const GpuSpec& gpu, const Settings& s, uint32_t sm_id) {
+  if (!s.bypass) check_lendable(s.scheme, gpu.sm, &gpu.l1, "--config " + gpu.name);
   auto sm_settings = std::make_shared<SmSettings>();
   sm_settings->run = s;
   sm_settings->place = place(s.scheme, gpu.num_sms, sm_id, s.bypass);
@@ -57,27 +59,30 @@ SmConfiguration configure_sm(const GpuSpec& gpu, const Settings& s, uint32_t sm_
 }
 
 void describe(const Settings& s, const SmSpec& sm, nlohmann::json& occ) {
-  const SchemeShape sh = shape(s.scheme);
-  const Borrowed b = borrowed(s.scheme, sm);
-  const double scale = 1.0 + sh.borrowed_halves / 2.0;
-  nlohmann::json active;
   if (s.bypass) {
     occ["crosssm"] = {{"bypass", true}, {"note", "every SM a baseline SM: the occupancy is the baseline's"}};
     return;
   }
-  active["warps"] = sm.max_warps * sh.warp_multiplier / 2;
-  active["threads"] = sm.max_threads * sh.warp_multiplier / 2;
-  active["warp_lanes"] = sm.warp_size * (sh.wide_warps ? 2 : 1);
-  active["registers"] = sm.registers + b.registers;
-  active["scratchpad_bytes"] = sm.scratchpad_bytes + b.smem_bytes;
-  active["l1_scale"] = scale;
-  active["simd_lanes"] = sm.warp_size * (sh.wide_warps ? 2 : 1);
-  active["cta_slots"] = sm.max_ctas;
-  occ["crosssm"] = {{"group_size", sh.group_size},
-                    {"actives_per_group", sh.actives_per_group},
-                    {"per_active_sm", active},
-                    {"note", "CTAs per SM above are per active SM; inactive SMs hold none, SMs left over "
-                             "from whole groups are baseline SMs (report: mechanism_stats)"}};
+  // The active SM's spec, as a run builds it (the L1 as a scale of the config's).
+  GpuSpec base;
+  base.sm = sm;
+  const GpuSpec a = active_spec(s.scheme, base, 0);
+  const SchemeShape sh = shape(s.scheme);
+  const uint32_t lanes = sm.warp_size * a.sm.sp_units / sm.sp_units;  // BigSM: the merged SIMD units
+  occ["crosssm"] = {
+      {"group_size", sh.group_size},
+      {"actives_per_group", sh.actives_per_group},
+      {"per_active_sm",
+       {{"warps", a.sm.max_warps},
+        {"threads", a.sm.max_threads},
+        {"warp_lanes", lanes},
+        {"simd_lanes", lanes},
+        {"registers", a.sm.registers},
+        {"scratchpad_bytes", a.sm.scratchpad_bytes},
+        {"l1_scale", static_cast<double>(a.l1.size_bytes) / base.l1.size_bytes},
+        {"cta_slots", a.sm.max_ctas}}},
+      {"note", "CTAs per SM above are per active SM; inactive SMs hold none, SMs left over from whole groups "
+               "are baseline SMs (report: mechanism_stats)"}};
 }
 
 MechanismDescriptor descriptor(Scheme scheme, const char* description) {
@@ -98,7 +103,9 @@ MechanismDescriptor descriptor(Scheme scheme, const char* description) {
   d.occupancy = [](const SmSpec& sm, const KernelResources& k, const std::string& origin,
                    const MechanismSettings& ms) {
     const Settings& s = settings_as<Settings>(ms);
-    return s.bypass ? baseline_occupancy(sm, k, origin) : active_occupancy(s.scheme, sm, k, origin);
+    if (s.bypass) return baseline_occupancy(sm, k, origin);
+    check_lendable(s.scheme, sm, nullptr, "--mechanism " + std::string(to_string(s.scheme)));
+    return active_occupancy(s.scheme, sm, k, origin);
   };
   d.describe_occupancy = [](const MechanismSettings& s, const SmSpec& sm, const KernelResources&, const std::string&,
                             nlohmann::json& occ) { describe(settings_as<Settings>(s), sm, occ); };
