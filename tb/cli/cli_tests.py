@@ -972,6 +972,11 @@ def _(ctx):
     bad_input(ctx, shape + ("--mechanism", "occ", "--set", "crosssm.boundary_cycles=9"), 1,
               "crosssm.boundary_cycles", "[0, 8]")
     bad_input(ctx, shape + ("--mechanism", "occ", "--set", "crosssm.bypas=true"), 1, "crosssm.bypass")
+    # Bal halves the middle SM: a resource it cannot halve is refused, naming the key.
+    bad_input(ctx, shape + ("--mechanism", "bal", "--set", "sm.register_banks=15"), 1, "sm.register_banks",
+              "even", "15")
+    bad_input(ctx, ("occupancy", "--config", "gtx580", "--kernel", "hotspot", "--mechanism", "bal", "--set",
+                    "sm.oc_units_mem=1"), 1, "sm.oc_units_mem", "even")
 
 
 @case("occupancy_nothing_fits")
