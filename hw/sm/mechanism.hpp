@@ -242,10 +242,11 @@ struct Mechanism {
   // warps of home 1 only. All 0: one pool per type, for every warp.
   std::array<uint32_t, 3> own_collector_units{};
   // Dhar & Chen's BigSM: warps 2k and 2k+1 of a CTA are the two halves of
-  // one wide warp. After the lower half issues, the SM issues the upper
-  // half's next instruction in the same cycle if it is the same instruction
-  // (same pc) and the upper half is ready; the gate keeps the halves in
-  // step (the lower half waits for an upper half that fell behind).
+  // one wide warp, in one scheduler. After the lower half issues, the SM
+  // issues the upper half's next instruction in the same cycle if it is the
+  // same instruction (same pc) and the upper half is ready; halves in step
+  // wait for each other, halves out of step or at different instructions
+  // issue on their own (SmCore::waits_for_other_half).
   bool wide_warps = false;
 };
 

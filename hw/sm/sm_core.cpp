@@ -734,6 +734,9 @@ void SmCore::dispatch_to_oc_ex(uint32_t step) {
 
 void SmCore::allocate_collectors(uint32_t step) {
   if (staged(id_oc_) == 0) return;
+  // Oldest first, in order: an instruction that finds no free collector
+  // (none of its type, or with a home split none on its warp's side) holds
+  // up the younger ones behind it, as GPGPU-Sim's allocate_cu does.
   for (PipelineRegister<IssuedInstruction>& issued : id_oc_)
     for (uint32_t port = 0; port < issued.width() && !issued.empty(); ++port) {
       const IssuedInstruction& i = issued.oldest();
