@@ -165,6 +165,18 @@ def vcd_maxima(path):
     return seen
 
 
+def expect_vcd_signals(ctx, name, run_args, signals, scope="gpu.sm0."):
+    """Runs `smshare run_args --vcd` and checks that each of `signals` (under `scope`) rose above 0;
+    returns the signals' maxima."""
+    vcd = ctx.tmp / f"{name}.vcd"
+    res = ctx.run("run", *run_args, "--vcd", vcd, "--json")
+    expect_rc(res, 0)
+    seen = vcd_maxima(vcd)
+    for signal in signals:
+        check(seen.get(scope + signal, 0) > 0, f"{scope}{signal} never above 0 in the VCD")
+    return seen
+
+
 def names_in(kind):
     return sorted(Path(p).stem for p in glob.glob(str(CONFIGS / kind / "*.yaml")))
 
@@ -834,15 +846,12 @@ def _(ctx):
     check(declared.json()["config"]["params"][by_weight] == "false" and declared.json()["cycles"] != e["cycles"],
           f"declared numbering: {declared.json()['config']['params'][by_weight]}, {declared.json()['cycles']} cycles")
     # The waveform shows the prefetcher's queue and head warp and the operand cache's lines under their modules.
-    vcd = ctx.tmp / "expars.vcd"
-    res = ctx.run("run", "--config", "fermi-gtx480", "--kernel", "btree", "--ctas", 3, "--set", "gpu.num_sms=1",
-                  "--mechanism", "expars", "--vcd", vcd, "--json")
-    expect_rc(res, 0)
-    seen = vcd_maxima(vcd)
-    for signal in ("register_prefetcher.prefetching_queue", "register_prefetcher.head_warp",
-                   "register_prefetcher.schedulable_warps", "operand_cache.valid_lines", "operand_cache.fills",
-                   "register_allocation_table.mixed_ctas"):
-        check(seen.get("gpu.sm0." + signal, 0) > 0, f"gpu.sm0.{signal} never above 0 in the VCD")
+    seen = expect_vcd_signals(
+        ctx, "expars", ("--config", "fermi-gtx480", "--kernel", "btree", "--ctas", 3, "--set", "gpu.num_sms=1",
+                        "--mechanism", "expars"),
+        ("register_prefetcher.prefetching_queue", "register_prefetcher.head_warp",
+         "register_prefetcher.schedulable_warps", "operand_cache.valid_lines", "operand_cache.fills",
+         "register_allocation_table.mixed_ctas"))
     check(seen["gpu.sm0.operand_cache.valid_lines"] <= 16, f"{seen['gpu.sm0.operand_cache.valid_lines']} lines")
     # A stateful scheduler demotes a warp the gate refused and takes it back in a later order: with a tiny
     # operand cache on 2 register banks, the SM once called that a deadlock (rc 3 at cycle 105,549).
@@ -893,15 +902,11 @@ def _(ctx):
     for cfg in ("register_mapping_table", "scratchpad_mapping_table", "warp_slot_mapping_table", "coordinator_queue"):
         check(z["activity"][cfg]["reads"] > 0, f"activity {cfg}: {z['activity'].get(cfg)}")
     # The waveform shows the coordinator's queues and the tables' counters under their modules.
-    vcd = ctx.tmp / "zorua.vcd"
-    res = ctx.run("run", "--config", "fermi-gtx480", "--kernel", "nqueens", "--ctas", 20, "--set", "gpu.num_sms=1",
-                  "--mechanism", "zorua", "--vcd", vcd, "--json")
-    expect_rc(res, 0)
-    seen = vcd_maxima(vcd)
-    for signal in ("coordinator.schedulable_warps", "coordinator.thread_queue", "coordinator.o_thresh",
-                   "register_mapping_table.free_sets", "scratchpad_mapping_table.free_sets",
-                   "warp_slot_mapping_table.free_sets"):
-        check(seen.get("gpu.sm0." + signal, 0) > 0, f"gpu.sm0.{signal} never above 0 in the VCD")
+    expect_vcd_signals(ctx, "zorua", ("--config", "fermi-gtx480", "--kernel", "nqueens", "--ctas", 20, "--set",
+                                      "gpu.num_sms=1", "--mechanism", "zorua"),
+                       ("coordinator.schedulable_warps", "coordinator.thread_queue", "coordinator.o_thresh",
+                        "register_mapping_table.free_sets", "scratchpad_mapping_table.free_sets",
+                        "warp_slot_mapping_table.free_sets"))
     # The paper's coordinator as written (no forward-progress rule, no swap, no threshold step) deadlocks on a
     # CTA whose warps together need twice the register file; the report names the coordinator's queues.
     big = ("run", "--config", "fermi-gtx480", "--kernel", "dct", "--threads-per-cta", 1024, "--regs-per-thread", 63,
@@ -960,14 +965,10 @@ def _(ctx):
     expect_rc(mods, 0)
     check("gpu.sm0.boundary_buffer" in mods.out and "gpu.sm0.dummy_stage" in mods.out
           and "gpu.sm1.boundary_buffer" not in mods.out, mods.describe())
-    vcd = ctx.tmp / "occ.vcd"
-    res = ctx.run("run", "--config", "gtx580", "--kernel", "hotspot", "--ctas", 4, "--set", "gpu.num_sms=2",
-                  "--mechanism", "occ", "--vcd", vcd, "--json")
-    expect_rc(res, 0)
-    seen = vcd_maxima(vcd)
-    for signal in ("boundary_buffer.instruction_buffer", "boundary_buffer.operand_dispatch",
-                   "boundary_buffer.remote_register_accesses", "dummy_stage.instructions"):
-        check(seen.get("gpu.sm0." + signal, 0) > 0, f"gpu.sm0.{signal} never above 0 in the VCD")
+    expect_vcd_signals(ctx, "occ", ("--config", "gtx580", "--kernel", "hotspot", "--ctas", 4, "--set", "gpu.num_sms=2",
+                                    "--mechanism", "occ"),
+                       ("boundary_buffer.instruction_buffer", "boundary_buffer.operand_dispatch",
+                        "boundary_buffer.remote_register_accesses", "dummy_stage.instructions"))
     # Bad settings name the key and what is allowed.
     bad_input(ctx, shape + ("--mechanism", "occ", "--set", "crosssm.boundary_cycles=9"), 1,
               "crosssm.boundary_cycles", "[0, 8]")
