@@ -76,4 +76,28 @@ class MechanismStructureModule : public StructureModule {
   bool bound_ = false;         // an instance is attached and alive
 };
 
+// A module whose structure lives in its mechanism's per-SM state `State`,
+// which `StateOf` finds in each instance bound (null for an instance of
+// another mechanism: a model error naming `mechanism`). Derived modules read
+// `state_` (null before the first bind) and restart their "this cycle"
+// probes in restart().
+template <class State, const State* (*StateOf)(const Mechanism&)>
+class MechanismStateModule : public MechanismStructureModule {
+ protected:
+  MechanismStateModule(sc_core::sc_module_name name, const char* kind, const char* plain_class, uint32_t sm,
+                       const char* mechanism)
+      : MechanismStructureModule(name, kind, plain_class, sm), mechanism_(mechanism) {}
+
+  void attach(const Mechanism& m) final {
+    state_ = require_state(StateOf(m), mechanism_);
+    restart();
+  }
+  virtual void restart() {}
+
+  const State* state_ = nullptr;
+
+ private:
+  const char* mechanism_;  // named in the error for a wrong instance
+};
+
 }  // namespace smshare

@@ -25,10 +25,16 @@
 
 namespace smshare::crosssm {
 
-class BoundaryBufferModule final : public MechanismStructureModule {
+// What the two share: finding the SM's instance at each launch.
+class CrossSmModule : public MechanismStateModule<CrossSmState, crosssm_state_of> {
+ protected:
+  CrossSmModule(sc_core::sc_module_name name, const char* kind, uint32_t sm)
+      : MechanismStateModule(name, kind, "CrossSmState", sm, "occ/bal/bigsm/bigsm_occ") {}
+};
+
+class BoundaryBufferModule final : public CrossSmModule {
  public:
-  BoundaryBufferModule(sc_core::sc_module_name name, uint32_t sm_id)
-      : MechanismStructureModule(name, "boundary buffer", "CrossSmState", sm_id) {
+  BoundaryBufferModule(sc_core::sc_module_name name, uint32_t sm_id) : CrossSmModule(name, "boundary buffer", sm_id) {
     probe("instruction_buffer", instruction_buffer_.value());
     probe("operand_dispatch", operand_dispatch_.value());
     probe("remote_scratchpad", remote_scratchpad_.value());
@@ -45,8 +51,7 @@ class BoundaryBufferModule final : public MechanismStructureModule {
   }
 
  protected:
-  void attach(const Mechanism& m) override {
-    state_ = require_state(crosssm_state_of(m), "occ/bal/bigsm/bigsm_occ");
+  void restart() override {
     instruction_buffer_ = operand_dispatch_ = remote_scratchpad_ = remote_registers_ = mirrored_ = ThisCycleCount();
   }
   StructureCounters instance_counters() const override {
@@ -61,29 +66,23 @@ class BoundaryBufferModule final : public MechanismStructureModule {
   }
 
  private:
-  const CrossSmState* state_ = nullptr;
   ThisCycleCount instruction_buffer_, operand_dispatch_, remote_scratchpad_, remote_registers_, mirrored_;
 };
 
-class DummyStageModule final : public MechanismStructureModule {
+class DummyStageModule final : public CrossSmModule {
  public:
-  DummyStageModule(sc_core::sc_module_name name, uint32_t sm_id)
-      : MechanismStructureModule(name, "dummy pipeline stage", "CrossSmState", sm_id) {
+  DummyStageModule(sc_core::sc_module_name name, uint32_t sm_id) : CrossSmModule(name, "dummy pipeline stage", sm_id) {
     probe("instructions", instructions_.value());
   }
   void update_probes(uint64_t) override { instructions_.update(state_ ? state_->traffic().dummy_stage : 0); }
 
  protected:
-  void attach(const Mechanism& m) override {
-    state_ = require_state(crosssm_state_of(m), "occ/bal/bigsm/bigsm_occ");
-    instructions_ = ThisCycleCount();
-  }
+  void restart() override { instructions_ = ThisCycleCount(); }
   StructureCounters instance_counters() const override {
     return {{"instructions", state_ ? state_->traffic().dummy_stage : 0}};
   }
 
  private:
-  const CrossSmState* state_ = nullptr;
   ThisCycleCount instructions_;
 };
 

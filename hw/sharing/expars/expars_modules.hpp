@@ -21,16 +21,10 @@
 namespace smshare::expars {
 
 // What the three share: finding the SM's instance at each launch.
-class ExparsModule : public MechanismStructureModule {
+class ExparsModule : public MechanismStateModule<ExparsSm, expars_sm_of> {
  protected:
-  using MechanismStructureModule::MechanismStructureModule;
-  void attach(const Mechanism& m) override {
-    state_ = require_state(expars_sm_of(m), "expars");
-    restart();
-  }
-  // Restarts the "this cycle" probes for a new instance.
-  virtual void restart() {}
-  const ExparsSm* state_ = nullptr;
+  ExparsModule(sc_core::sc_module_name name, const char* kind, const char* plain_class, uint32_t sm)
+      : MechanismStateModule(name, kind, plain_class, sm, "expars") {}
 };
 
 class RegisterAllocationTableModule final : public ExparsModule {

@@ -17,13 +17,10 @@
 
 namespace smshare::zorua {
 
-class ZoruaModule : public MechanismStructureModule {
+class ZoruaModule : public MechanismStateModule<ZoruaSm, zorua_sm_of> {
  protected:
-  using MechanismStructureModule::MechanismStructureModule;
-  void attach(const Mechanism& m) override {
-    state_ = require_state(zorua_sm_of(m), "zorua");
-  }
-  const ZoruaSm* state_ = nullptr;
+  ZoruaModule(sc_core::sc_module_name name, const char* kind, const char* plain_class, uint32_t sm)
+      : MechanismStateModule(name, kind, plain_class, sm, "zorua") {}
 };
 
 class CoordinatorModule final : public ZoruaModule {
