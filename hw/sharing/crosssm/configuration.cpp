@@ -98,15 +98,27 @@ void check_lendable(Scheme scheme, const SmSpec& sm, const CacheSpec* l1, const 
                             " to each of its two neighbours: it must be even, not " + std::to_string(value));
 }
 
+namespace {
+// `base` with an active SM's resident capacity: its warp slots and threads
+// (the scheme's multiplier), its own and the borrowed registers and scratchpad.
+SmSpec with_merged_capacity(Scheme scheme, const SmSpec& base) {
+  const uint32_t multiplier = shape(scheme).warp_multiplier;
+  const Borrowed b = borrowed(scheme, base);
+  SmSpec sm = base;
+  sm.max_warps = base.max_warps * multiplier / 2;
+  sm.max_threads = base.max_threads * multiplier / 2;
+  sm.registers += b.registers;
+  sm.scratchpad_bytes += b.smem_bytes;
+  return sm;
+}
+}  // namespace
+
 GpuSpec active_spec(Scheme scheme, const GpuSpec& base, uint32_t boundary_cycles) {
   const SchemeShape sh = shape(scheme);
   const Borrowed b = borrowed(scheme, base.sm);
   GpuSpec g = base;
+  g.sm = with_merged_capacity(scheme, base.sm);
   SmSpec& sm = g.sm;
-  sm.max_warps = base.sm.max_warps * sh.warp_multiplier / 2;
-  sm.max_threads = base.sm.max_threads * sh.warp_multiplier / 2;
-  sm.registers += b.registers;
-  sm.scratchpad_bytes += b.smem_bytes;
   sm.oc_units_sp += b.oc_units_sp;
   sm.oc_units_sfu += b.oc_units_sfu;
   sm.oc_units_mem += b.oc_units_mem;
@@ -139,18 +151,14 @@ GpuSpec active_spec(Scheme scheme, const GpuSpec& base, uint32_t boundary_cycles
 }
 
 Pools pools(Scheme scheme, const SmSpec& base) {
-  const SchemeShape sh = shape(scheme);
-  const Borrowed b = borrowed(scheme, base);
   Pools p;
-  p.own = base;
-  if (sh.wide_warps) {
+  if (shape(scheme).wide_warps) {  // every CTA spans both SMs: one pool
     p.merged = true;
-    p.own.max_warps = base.max_warps * sh.warp_multiplier / 2;
-    p.own.max_threads = base.max_threads * sh.warp_multiplier / 2;
-    p.own.registers += b.registers;
-    p.own.scratchpad_bytes += b.smem_bytes;
+    p.own = with_merged_capacity(scheme, base);
     return p;
   }
+  const Borrowed b = borrowed(scheme, base);
+  p.own = base;
   p.borrowed = base;
   p.borrowed.max_warps = b.warps;
   p.borrowed.max_threads = b.threads;
