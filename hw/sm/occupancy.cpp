@@ -53,18 +53,26 @@ CtaFootprint cta_footprint(const SmSpec& sm, const KernelResources& k) {
   return f;
 }
 
-Occupancy baseline_occupancy(const SmSpec& sm, const KernelResources& k, const std::string& origin) {
-  if (k.threads_per_cta == 0) throw input_error(origin, "threads_per_cta", "a CTA needs at least one thread");
-  if (k.grid_ctas == 0) throw input_error(origin, "grid_ctas", "a grid needs at least one CTA");
-
-  const CtaFootprint f = cta_footprint(sm, k);
+Occupancy resource_limits(const SmSpec& sm, const CtaFootprint& f) {
   Occupancy o;
   o.by_cta_slots = sm.max_ctas;
   o.by_registers = fit(sm.registers, f.registers, o.by_cta_slots);
   o.by_scratchpad = fit(sm.scratchpad_bytes, f.smem_bytes, o.by_cta_slots);
   o.by_threads = fit(sm.max_threads, f.threads, o.by_cta_slots);
   o.by_warp_slots = fit(sm.max_warps, f.warps, o.by_cta_slots);
+  return o;
+}
 
+uint32_t fitting_ctas(const Occupancy& o) {
+  return std::min({o.by_registers, o.by_scratchpad, o.by_threads, o.by_cta_slots, o.by_warp_slots});
+}
+
+Occupancy baseline_occupancy(const SmSpec& sm, const KernelResources& k, const std::string& origin) {
+  if (k.threads_per_cta == 0) throw input_error(origin, "threads_per_cta", "a CTA needs at least one thread");
+  if (k.grid_ctas == 0) throw input_error(origin, "grid_ctas", "a grid needs at least one CTA");
+
+  const CtaFootprint f = cta_footprint(sm, k);
+  Occupancy o = resource_limits(sm, f);
   choose_limit(o, f, k);
 
   if (o.ctas_per_sm == 0) {

@@ -38,6 +38,13 @@ struct Occupancy {
 
 CtaFootprint cta_footprint(const SmSpec& sm, const KernelResources& k);
 
+// Each resource's own limit (the by_* fields, nothing chosen yet) for CTAs
+// of footprint `f` on `sm`; a resource with room for no CTA says 0, one the
+// CTA does not use the CTA-slot limit.
+Occupancy resource_limits(const SmSpec& sm, const CtaFootprint& f);
+// The CTAs every resource of `o` (resource_limits) has room for, the grid aside.
+uint32_t fitting_ctas(const Occupancy& o);
+
 // Given each resource's own limit in o.by_*, picks the binding one (ties:
 // registers, scratchpad, threads, CTA slots, warp slots; a resource the CTA
 // does not use never binds), caps by the grid, and sets ctas_per_sm,

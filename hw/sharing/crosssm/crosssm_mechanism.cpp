@@ -2,7 +2,6 @@
 // the two-pool admission and the register indexing policy.
 #include "hw/sharing/crosssm/crosssm_mechanism.hpp"
 
-#include <algorithm>
 #include <memory>
 
 #include "hw/sm/bank_arbitrator.hpp"
@@ -16,13 +15,6 @@ uint64_t source_operands(const WarpInstruction& inst) {
   return n;
 }
 
-// CTAs of footprint `f` that fit in `pool` by its own resources (0 if none).
-uint32_t pool_capacity(const SmSpec& pool, const CtaFootprint& f) {
-  auto fit = [](uint64_t have, uint64_t need) { return need ? static_cast<uint32_t>(have / need) : ~0u; };
-  return std::min({fit(pool.registers, f.registers), fit(pool.scratchpad_bytes, f.smem_bytes),
-                   fit(pool.max_threads, f.threads), fit(pool.max_warps, f.warps), pool.max_ctas});
-}
-
 // Occ and Bal: a CTA takes the SM's own resources while they last, then
 // those it borrows; CTA slots (the baseline's) are shared.
 class PoolAdmission final : public CtaAdmission {
@@ -30,25 +22,26 @@ class PoolAdmission final : public CtaAdmission {
   PoolAdmission(const Pools& p, const KernelResources& k, const std::string& origin)
       : footprint_(cta_footprint(p.own, k)),
         occupancy_(active_occupancy_of(p, k, origin)),
-        own_cap_(pool_capacity(p.own, footprint_)),
-        borrowed_cap_(p.merged ? 0 : pool_capacity(p.borrowed, footprint_)) {}
+        own_cap_(fitting_ctas(resource_limits(p.own, footprint_))),
+        borrowed_cap_(p.merged ? 0 : fitting_ctas(resource_limits(p.borrowed, footprint_))) {}
 
   static Occupancy active_occupancy_of(const Pools& p, const KernelResources& k, const std::string& origin) {
     Occupancy o = baseline_occupancy(p.own, k, origin);  // InputError if not one CTA fits the SM's own resources
     if (p.merged) return o;
     const CtaFootprint f = cta_footprint(p.own, k);
-    const Occupancy own = o;
-    auto more = [](uint32_t have, uint64_t pool, uint64_t need) {
-      return need ? have + static_cast<uint32_t>(pool / need) : have;
+    const Occupancy own = o, lent = resource_limits(p.borrowed, f);
+    // Each resource's limit over both pools (one the CTA does not use keeps its own: it never binds).
+    auto both = [](uint32_t own_limit, uint32_t lent_limit, uint64_t need) {
+      return need ? own_limit + lent_limit : own_limit;
     };
-    o.by_registers = more(own.by_registers, p.borrowed.registers, f.registers);
-    o.by_scratchpad = more(own.by_scratchpad, p.borrowed.scratchpad_bytes, f.smem_bytes);
-    o.by_threads = more(own.by_threads, p.borrowed.max_threads, f.threads);
-    o.by_warp_slots = more(own.by_warp_slots, p.borrowed.max_warps, f.warps);
+    o.by_registers = both(own.by_registers, lent.by_registers, f.registers);
+    o.by_scratchpad = both(own.by_scratchpad, lent.by_scratchpad, f.smem_bytes);
+    o.by_threads = both(own.by_threads, lent.by_threads, f.threads);
+    o.by_warp_slots = both(own.by_warp_slots, lent.by_warp_slots, f.warps);
     o.by_cta_slots = p.own.max_ctas;
     choose_limit(o, f, k);
     // A CTA lives in one pool: the pools' own limits, not the sums', bind.
-    const uint32_t pooled = pool_capacity(p.own, f) + pool_capacity(p.borrowed, f);
+    const uint32_t pooled = fitting_ctas(own) + fitting_ctas(lent);
     if (pooled < o.ctas_per_sm) {
       o.ctas_per_sm = pooled;
       o.warps_per_sm = pooled * f.warps;
