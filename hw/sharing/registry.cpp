@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <sstream>
-#include <stdexcept>
 
 #include "hw/common/error.hpp"
 
@@ -81,19 +80,21 @@ std::vector<std::unique_ptr<MechanismStructureModule>> ConfiguredMechanism::make
 SmConfiguration ConfiguredMechanism::configure_sm(const GpuSpec& gpu, uint32_t sm_id) const {
   if (!descriptor_->configure_sm) return {gpu, slots(gpu.sm, sm_id), -1, {}, nullptr};
   SmConfiguration c = descriptor_->configure_sm(gpu, *settings_, sm_id);
-  if ((c.slots.warps == 0) != (c.slots.ctas == 0))
-    throw std::logic_error("--mechanism " + name() + ": SM " + std::to_string(sm_id) +
-                           " holds warp slots without CTA slots or the reverse");
+  check_slots(c.slots, sm_id);
   return c;
+}
+
+void ConfiguredMechanism::check_slots(const SmSlots& s, uint32_t sm_id) const {
+  if ((s.warps == 0) != (s.ctas == 0))
+    throw InputError("--mechanism " + name() + ": SM " + std::to_string(sm_id) + " gets " + std::to_string(s.warps) +
+                     " warp slots and " + std::to_string(s.ctas) +
+                     " CTA slots; an SM holds both or neither (an inactive SM)");
 }
 
 SmSlots ConfiguredMechanism::slots(const SmSpec& sm, uint32_t sm_id) const {
   if (!descriptor_->slots) return physical_slots(sm);
   const SmSlots s = descriptor_->slots(sm, *settings_, sm_id);
-  if ((s.warps == 0) != (s.ctas == 0))
-    throw InputError("--mechanism " + name() + ": SM " + std::to_string(sm_id) + " gets " + std::to_string(s.warps) +
-                     " warp slots and " + std::to_string(s.ctas) +
-                     " CTA slots; an SM holds both or neither (an inactive SM)");
+  check_slots(s, sm_id);
   return s;
 }
 

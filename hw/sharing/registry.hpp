@@ -182,6 +182,9 @@ class ConfiguredMechanism {
   const MechanismDescriptor* descriptor_ = nullptr;
   std::shared_ptr<const MechanismSettings> settings_;
   std::vector<std::pair<std::string, std::string>> effective_;
+  // InputError naming the mechanism unless SM `sm_id`'s slots are both or neither 0.
+  void check_slots(const SmSlots& slots, uint32_t sm_id) const;
+
   std::vector<std::string> simulated_names_;  // for require_simulated's error
   std::vector<std::string> occupancy_names_;  // for require_occupancy's error
 };
