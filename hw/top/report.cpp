@@ -87,14 +87,14 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
   // Register and scratchpad capacity over the SMs' active cycles, each SM's
   // its own (a cross-SM active SM holds its neighbour's too).
   double rf_capacity_cycles = 0, smem_capacity_cycles = 0;
-  for (const auto& sm_module : gpu.sms()) {
-    const SmCore& sm = sm_module->core();
+  for (uint32_t i = 0; i < gpu.sms().size(); ++i) {
+    const SmCore& sm = gpu.sms()[i]->core();
     const SmStats& s = sm.stats();
-    const SmSpec& own = gpu.sm_configuration(static_cast<uint32_t>(&sm_module - &gpu.sms()[0])).spec.sm;
+    const SmSpec& own = gpu.sm_configuration(i).spec.sm;
     rf_capacity_cycles += static_cast<double>(s.active_cycles) * own.registers;
     smem_capacity_cycles += static_cast<double>(s.active_cycles) * own.scratchpad_bytes;
     if (sm.deadlocked()) {
-      json d = {{"sm", &sm_module - &gpu.sms()[0]}, {"cycle", s.last_cycle}};
+      json d = {{"sm", i}, {"cycle", s.last_cycle}};
       const std::string state = sm.mechanism().hooks ? sm.mechanism().hooks->describe() : std::string();
       if (!state.empty()) d["mechanism_state"] = state;
       deadlocks.push_back(d);
