@@ -43,8 +43,7 @@ Placement place(Scheme scheme, uint32_t num_sms, uint32_t sm, bool bypass) {
   const SchemeShape sh = shape(scheme);
   Placement p;
   if (bypass || sm >= num_sms / sh.group_size * sh.group_size) return p;  // left over: a baseline SM
-  p.group = sm / sh.group_size;
-  const uint32_t first = p.group * sh.group_size, inactive = first + 1;
+  const uint32_t first = sm / sh.group_size * sh.group_size, inactive = first + 1;
   if (sm == inactive) {
     p.role = Role::Inactive;
     return p;

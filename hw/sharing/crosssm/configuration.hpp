@@ -49,7 +49,6 @@ const char* to_string(Role r);
 struct Placement {
   Role role = Role::Baseline;
   int32_t neighbour = -1;  // active: the inactive SM it borrows from; inactive: -1
-  uint32_t group = 0;      // group index (baseline SMs: none, 0)
   uint32_t lender_side = 0;  // Bal: which half of the inactive SM it borrows (0: first, 1: second)
 };
 

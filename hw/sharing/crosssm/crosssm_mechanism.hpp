@@ -60,7 +60,6 @@ struct BoundaryTraffic {
 class CrossSmState {
  public:
   CrossSmState(const SmSettings& s, uint32_t warps_per_cta, uint32_t cta_slots);
-  const SmSettings& settings() const { return settings_; }
   const BoundaryTraffic& traffic() const { return traffic_; }
   // Register accesses its warps made to the neighbour's banks (the bank
   // arbitrator's grants in its RemoteRegisterFile group this kernel).
