@@ -680,13 +680,12 @@ def _(ctx):
     # many cycles, and under FR-FCFS a read can be decided while its load still
     # sends the rest. One CTA on one SM must run to the end (it used to stop
     # in a false deadlock a few instructions before the end).
-    k = load_kernel("bfs")
     res = ctx.run("run", "--config", "jatala-fermi", "--kernel", "bfs", "--ctas", 1, "--set", "gpu.num_sms=1",
                   "--set", "dram.scheduler=frfcfs", "--json")
     expect_rc(res, 0)
     r = res.json()
     check("deadlock" not in r, f"deadlock: {r.get('deadlock')}")
-    expected = warps_per_cta(k["threads_per_cta"]) * k["instructions_per_warp"]
+    expected = expected_warp_instructions("bfs", ctas=1)
     check(r["warp_instructions"] == expected, f"{r['warp_instructions']} warp instructions, expected {expected}")
 
 
