@@ -14,6 +14,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
 #include "hw/common/error.hpp"
 #include "hw/common/text.hpp"
 
@@ -236,44 +238,33 @@ std::string first_word(std::string_view line) {
   return std::string(line.substr(0, k));
 }
 
-// One warp's instruction stream, decoded line by line from the mapping.
+// One warp's instruction stream, read record by record from the decoded trace.
 class TraceWarpProgram : public WarpProgram {
  public:
   // `phases`: the kernel's (null when it has one phase: every instruction's
   // phase is 0).
-  TraceWarpProgram(std::shared_ptr<const MappedTraceFile> file, std::shared_ptr<const TraceLineParser> parser,
-                   uint64_t offset, uint32_t count, uint64_t line_no, std::shared_ptr<const TracePhases> phases)
-      : file_(std::move(file)),
-        parser_(std::move(parser)),
+  TraceWarpProgram(std::shared_ptr<const DecodedTrace> trace, const DecodedTrace::Warp& warp,
+                   std::shared_ptr<const TracePhases> phases)
+      : trace_(std::move(trace)),
         phases_(std::move(phases)),
-        cursor_{file_->data() + offset, file_->end(), line_no},
-        remaining_(count) {}
+        next_(trace_->stream_begin() + warp.offset),
+        remaining_(warp.count) {}
 
   bool next(WarpInstruction& out) override {
-    const char* b;
-    const char* e;
-    uint64_t no;
-    while (remaining_ > 0 && cursor_.next(b, e, no)) {
-      const char* q = b;
-      while (q != e && is_blank_char(*q)) ++q;
-      if (q == e) continue;  // blank line
-      LineExtras extras;
-      parser_->parse(b, e, no, out, extras);
-      --remaining_;
-      // An EXIT before the warp's last line retires only its active threads
-      // (a bounds-check return); the warp goes on, so it is control flow here.
-      if (out.op == OpClass::Exit && remaining_ > 0) out.op = OpClass::Control;
-      if (phases_) out.phase = phases_->phase_of(out.pc);
-      return true;
-    }
-    return false;
+    if (remaining_ == 0) return false;
+    next_ = trace_->read(next_, out);
+    --remaining_;
+    // An EXIT before the warp's last line retires only its active threads
+    // (a bounds-check return); the warp goes on, so it is control flow here.
+    if (out.op == OpClass::Exit && remaining_ > 0) out.op = OpClass::Control;
+    if (phases_) out.phase = phases_->phase_of(out.pc);
+    return true;
   }
 
  private:
-  std::shared_ptr<const MappedTraceFile> file_;
-  std::shared_ptr<const TraceLineParser> parser_;
+  std::shared_ptr<const DecodedTrace> trace_;
   std::shared_ptr<const TracePhases> phases_;
-  LineCursor cursor_;
+  const char* next_;
   uint32_t remaining_;
 };
 
@@ -282,134 +273,88 @@ class EmptyWarpProgram : public WarpProgram {
   bool next(WarpInstruction&) override { return false; }
 };
 
-}  // namespace
-
-// ---------------------------------------------------------------- kernel
-
-TraceKernel::TraceKernel(const std::string& path, const ResourceOverrides& overrides, const TraceOptions& options)
-    : path_(path) {
-  file_ = MappedTraceFile::open(path);
-
-  // Header: '-key = value' lines and '#' comments up to the first #BEGIN_TB
-  // (or the first line that is neither).
+// The '-key = value' lines and '#' comments at the top of a kernel file, up
+// to the first #BEGIN_TB (or the first line that is neither).
+struct HeaderScan {
+  TraceHeader header;
+  const char* body;    // first byte of the body (`end` if the file has none)
+  uint64_t body_line;  // its line number
+};
+HeaderScan scan_header(const char* begin, const char* end, const std::string& path) {
   TraceHeaderParser hp(path);
-  LineCursor cur{file_->data(), file_->end(), 1};
-  const char* body = file_->end();
+  LineCursor cur{begin, end, 1};
+  const char* body = end;
   uint64_t body_line = cur.line_no;
-  {
-    const char* b;
-    const char* e;
-    uint64_t no;
-    for (;;) {
-      const char* before = cur.p;
-      const uint64_t before_line = cur.line_no;
-      if (!cur.next(b, e, no)) {
-        body_line = cur.line_no;
-        break;
-      }
-      std::string_view line = trimmed(b, e);
-      if (line.empty()) continue;
-      if (line[0] == '-') {
-        hp.add_line(line, no);
-        continue;
-      }
-      if (line[0] == '#' && !starts_with(line, "#BEGIN_TB") && !starts_with(line, "#END_TB")) continue;
-      body = before;
-      body_line = before_line;
+  const char* b;
+  const char* e;
+  uint64_t no;
+  for (;;) {
+    const char* before = cur.p;
+    const uint64_t before_line = cur.line_no;
+    if (!cur.next(b, e, no)) {
+      body_line = cur.line_no;
       break;
     }
+    std::string_view line = trimmed(b, e);
+    if (line.empty()) continue;
+    if (line[0] == '-') {
+      hp.add_line(line, no);
+      continue;
+    }
+    if (line[0] == '#' && !starts_with(line, "#BEGIN_TB") && !starts_with(line, "#END_TB")) continue;
+    body = before;
+    body_line = before_line;
+    break;
   }
-  header_ = hp.finish(body_line);
-  table_ = &opcode_table_for(header_.binary_version, path + ":" + std::to_string(body_line));
-  parser_ = std::make_shared<const TraceLineParser>(path, header_, *table_, options.unknown_opcode_as_alu);
+  return {hp.finish(body_line), body, body_line};
+}
 
-  // The index holds an entry per CTA of the grid; a grid far beyond what a
-  // trace file can hold is a malformed header, not a reason to exhaust memory.
+// The index holds an entry per CTA of the grid; a grid far beyond what a
+// trace file can hold is a malformed header, not a reason to exhaust memory.
+void check_grid_size(const TraceHeader& header, const std::string& path) {
   constexpr uint64_t kMaxGridCtas = 1ull << 24;
-  if (header_.grid_ctas() > kMaxGridCtas)
+  if (header.grid_ctas() > kMaxGridCtas)
     throw input_error(path, "grid dim",
-                      std::to_string(header_.grid_ctas()) + " CTAs; at most " + std::to_string(kMaxGridCtas) +
+                      std::to_string(header.grid_ctas()) + " CTAs; at most " + std::to_string(kMaxGridCtas) +
                           " (2^24) are supported");
-  resources_.grid_ctas = static_cast<uint32_t>(header_.grid_ctas());
-  resources_.threads_per_cta = static_cast<uint32_t>(header_.threads_per_cta());
-  resources_.regs_per_thread = header_.nregs;
-  resources_.smem_bytes_per_cta = header_.shmem_bytes;
-  if (overrides.grid_ctas >= 0) resources_.grid_ctas = static_cast<uint32_t>(overrides.grid_ctas);
-  if (overrides.threads_per_cta >= 0) resources_.threads_per_cta = static_cast<uint32_t>(overrides.threads_per_cta);
-  if (overrides.regs_per_thread >= 0) resources_.regs_per_thread = static_cast<uint32_t>(overrides.regs_per_thread);
-  if (overrides.smem_bytes_per_cta >= 0)
-    resources_.smem_bytes_per_cta = static_cast<uint32_t>(overrides.smem_bytes_per_cta);
-  if (overrides.constant_work) {
-    KernelResources own;
-    own.grid_ctas = static_cast<uint32_t>(header_.grid_ctas());
-    own.threads_per_cta = static_cast<uint32_t>(header_.threads_per_cta());
-    resources_.grid_ctas = constant_work_grid(own, overrides, path);
-  }
-
-  build_index(body, body_line);
-  total_warp_instructions_ = count_streamed_instructions();
-  derive_phases();
 }
 
-TraceKernel::~TraceKernel() = default;
+void decode_body(const std::string& path, const MappedTraceFile& file, const TraceHeader& header,
+                 const TraceLineParser& parser, const char* body, uint64_t body_line, DecodedTrace::Contents& out);
 
-void TraceKernel::derive_phases() {
-  // From the first warp the file traces (trace_phases.hpp); a kernel of one
-  // phase is a kernel without phases (and one phase need). A file that traces
-  // no instruction has one phase that holds no register.
-  std::vector<WarpInstruction> stream;
-  const auto first = std::find_if(warps_.begin(), warps_.end(), [](const WarpIndex& w) { return w.count > 0; });
-  if (first != warps_.end()) {
-    TraceWarpProgram program(file_, parser_, first->offset, first->count, first->line, nullptr);
-    stream.reserve(first->count);
-    WarpInstruction inst;
-    while (program.next(inst)) stream.push_back(inst);
-  }
-  auto phases = std::make_shared<const TracePhases>(stream);
-  // Registers at or above regs_per_thread (a --regs-per-thread override below
-  // the trace's own) lie outside the allocation a phase need is a part of.
-  std::bitset<kMaxArchRegs> allocated;
-  for (uint32_t r = 0; r < std::min<uint32_t>(resources_.regs_per_thread, kMaxArchRegs); ++r) allocated.set(r);
-  for (const auto& registers : phases->registers()) {
-    PhaseNeed need;
-    need.registers = registers & allocated;
-    // A trace's shared addresses are per thread and data dependent: no
-    // cheap bound on a phase's part, so every phase holds the allocation.
-    if (resources_.smem_bytes_per_cta > 0) need.smem = {{0, resources_.smem_bytes_per_cta}};
-    resources_.phase_needs.push_back(std::move(need));
-  }
-  if (phases->names().size() < 2) return;
-  resources_.phase_names = phases->names();
-  phases_ = std::move(phases);
+// Parses and validates the whole text of a kernel file into its decoded
+// form and has `cache` write it (or keep it in memory).
+std::shared_ptr<const DecodedTrace> decode_text(const std::string& path, const TraceCacheFile& cache,
+                                                const TraceOptions& options) {
+  const auto file = MappedTraceFile::open(path);
+  const TraceFileStamp stamp = cache.trace_stamp();
+  const HeaderScan scan = scan_header(file->data(), file->end(), path);
+  const OpcodeTable& table = opcode_table_for(scan.header.binary_version, path + ":" + std::to_string(scan.body_line));
+  const TraceLineParser parser(path, scan.header, table, options.unknown_opcode_as_alu);
+  check_grid_size(scan.header, path);
+  DecodedTrace::Contents contents;
+  contents.header_text.assign(file->data(), static_cast<size_t>(scan.body - file->data()));
+  decode_body(path, *file, scan.header, parser, scan.body, scan.body_line, contents);
+  return cache.store(std::move(contents), stamp);
 }
 
-uint64_t TraceKernel::count_streamed_instructions() const {
-  // As warp_program() streams them: grid CTA c replays file CTA c mod the
-  // file's CTAs, and warp w of a CTA the file's warp w mod its warps per CTA.
-  const uint64_t file_ctas = ctas_.size(), grid = resources_.grid_ctas;
-  const uint32_t file_warps = header_.warps_per_cta(), warps = resources_.warps_per_cta();
-  if (file_ctas == 0 || file_warps == 0) return 0;
-  uint64_t total = 0;
-  for (uint64_t c = 0; c < file_ctas; ++c) {
-    if (!ctas_[c].present) continue;
-    uint64_t per_cta = 0;
-    for (uint32_t w = 0; w < warps; ++w) per_cta += warps_[ctas_[c].first_warp + w % file_warps].count;
-    const uint64_t replays = grid / file_ctas + (c < grid % file_ctas ? 1 : 0);
-    total += per_cta * replays;
-  }
-  return total;
-}
+// Validates the body line by line and decodes it into `out`: the records of
+// each warp in file order, the index and the counts.
+void decode_body(const std::string& path, const MappedTraceFile& file, const TraceHeader& header,
+                 const TraceLineParser& parser, const char* body, uint64_t body_line, DecodedTrace::Contents& out) {
+  const uint32_t warps_per_cta = header.warps_per_cta();
+  std::vector<uint32_t>& ctas = out.cta_first_warp;
+  std::vector<DecodedTrace::Warp>& warps = out.warps;
+  TraceStats& stats = out.stats;
+  ctas.assign(header.grid_ctas(), DecodedTrace::kAbsentCta);
+  // About one byte of records and addresses for every three of text.
+  out.stream.reserve(static_cast<size_t>(file.end() - body) / 3);
 
-void TraceKernel::build_index(const char* body, uint64_t body_line) {
-  const uint32_t warps_per_cta = header_.warps_per_cta();
-  ctas_.assign(header_.grid_ctas(), CtaIndex{});
-
-  LineCursor cur{body, file_->end(), body_line};
-  auto where = [&](uint64_t line) { return path_ + ":" + std::to_string(line); };
+  LineCursor cur{body, file.end(), body_line};
+  auto where = [&](uint64_t line) { return path + ":" + std::to_string(line); };
 
   bool in_tb = false;
   uint64_t tb_line = 0;        // line of the open #BEGIN_TB
-  uint64_t tb_offset = 0;
   int64_t cta = -1;            // linear id of the open block, once 'thread block' was read
   uint64_t tb_xyz[3] = {0, 0, 0};
   int64_t warp = -1;           // current warp section
@@ -449,18 +394,18 @@ void TraceKernel::build_index(const char* body, uint64_t body_line) {
       if (q == e) continue;
       if (!is_trace_block_keyword(q, e)) {
         if (seen == 0) {
-          WarpIndex& w = warps_[ctas_[static_cast<size_t>(cta)].first_warp + static_cast<uint32_t>(warp)];
-          w.offset = static_cast<uint64_t>(b - file_->data());
-          w.line = static_cast<uint32_t>(no);
+          DecodedTrace::Warp& w = warps[ctas[static_cast<size_t>(cta)] + static_cast<uint32_t>(warp)];
+          w.offset = out.stream.size();
           w.count = declared;
         }
-        parser_->parse(b, e, no, inst, extras);
+        parser.parse(b, e, no, inst, extras);
+        append_trace_record(out.stream, inst, extras.addresses);
         ++seen;
-        ++stats_.instruction_lines;
-        ++stats_.per_class[static_cast<size_t>(inst.op)];
-        stats_.dropped_registers += extras.dropped_regs;
-        if (extras.unknown_opcode) ++stats_.unknown_opcodes[std::string(extras.mnemonic)];
-        if (inst.op == OpClass::Exit && seen < declared) ++stats_.early_exits;
+        ++stats.instruction_lines;
+        ++stats.per_class[static_cast<size_t>(inst.op)];
+        stats.dropped_registers += extras.dropped_regs;
+        if (extras.unknown_opcode) ++stats.unknown_opcodes[std::string(extras.mnemonic)];
+        if (inst.op == OpClass::Exit && seen < declared) ++stats.early_exits;
         continue;
       }
       // A keyword before the declared count was reached: close_warp reports it.
@@ -479,7 +424,6 @@ void TraceKernel::build_index(const char* body, uint64_t body_line) {
                           "#BEGIN_TB before the #END_TB of the thread block opened at line " + std::to_string(tb_line));
       in_tb = true;
       tb_line = no;
-      tb_offset = static_cast<uint64_t>(b - file_->data());
       cta = -1;
       warp = -1;
       have_insts = false;
@@ -504,19 +448,18 @@ void TraceKernel::build_index(const char* body, uint64_t body_line) {
       if (!starts_with(line, "thread block") || !parse_numbers_after_eq(line, tb_xyz, 3))
         throw input_error(where(no), "thread block", "'" + shown(line) + "' is not 'thread block = x,y,z'");
       for (int i = 0; i < 3; ++i)
-        if (tb_xyz[i] >= header_.grid_dim[i])
+        if (tb_xyz[i] >= header.grid_dim[i])
           throw input_error(where(no), "thread block",
-                            block_name() + " is outside the grid (" + std::to_string(header_.grid_dim[0]) + "," +
-                                std::to_string(header_.grid_dim[1]) + "," + std::to_string(header_.grid_dim[2]) + ")");
-      cta = static_cast<int64_t>((tb_xyz[2] * header_.grid_dim[1] + tb_xyz[1]) * header_.grid_dim[0] + tb_xyz[0]);
-      CtaIndex& c = ctas_[static_cast<size_t>(cta)];
-      if (c.present) throw input_error(where(no), "thread block", block_name() + " appears twice in the trace");
-      c.present = true;
-      c.begin_offset = tb_offset;
-      c.first_warp = static_cast<uint32_t>(warps_.size());
-      warps_.resize(warps_.size() + warps_per_cta);
+                            block_name() + " is outside the grid (" + std::to_string(header.grid_dim[0]) + "," +
+                                std::to_string(header.grid_dim[1]) + "," + std::to_string(header.grid_dim[2]) + ")");
+      cta = static_cast<int64_t>((tb_xyz[2] * header.grid_dim[1] + tb_xyz[1]) * header.grid_dim[0] + tb_xyz[0]);
+      uint32_t& first_warp = ctas[static_cast<size_t>(cta)];
+      if (first_warp != DecodedTrace::kAbsentCta)
+        throw input_error(where(no), "thread block", block_name() + " appears twice in the trace");
+      first_warp = static_cast<uint32_t>(warps.size());
+      warps.resize(warps.size() + warps_per_cta);
       warp_seen.assign(warps_per_cta, 0);
-      ++stats_.ctas_in_file;
+      ++stats.ctas_in_file;
       continue;
     }
     if (word == "cluster") continue;  // cluster id / cta / rank (Hopper tracers): unused
@@ -533,7 +476,7 @@ void TraceKernel::build_index(const char* body, uint64_t body_line) {
       if (warp_seen[w]) throw input_error(where(no), "warp", "warp " + std::to_string(w) + " of " + block_name() + " appears twice");
       warp_seen[w] = 1;
       warp = static_cast<int64_t>(w);
-      ++stats_.warps_in_file;
+      ++stats.warps_in_file;
       continue;
     }
     if (word == "insts") {
@@ -560,18 +503,110 @@ void TraceKernel::build_index(const char* body, uint64_t body_line) {
     throw input_error(where(cur.line_no), "#END_TB",
                       "file ends inside the thread block opened at line " + std::to_string(tb_line) +
                           " (missing #END_TB; truncated file?)");
-  if (stats_.ctas_in_file == 0) throw input_error(where(cur.line_no), "#BEGIN_TB", "the trace has no thread blocks");
+  if (stats.ctas_in_file == 0) throw input_error(where(cur.line_no), "#BEGIN_TB", "the trace has no thread blocks");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- kernel
+
+TraceKernel::TraceKernel(const std::string& path, const ResourceOverrides& overrides, const TraceOptions& options)
+    : path_(path) {
+  const TraceCacheFile cache(path, trace_decoder_key(options.unknown_opcode_as_alu));
+  std::string why_not_cached;  // a missing, stale or damaged cache is rebuilt
+  decoded_ = cache.load(&why_not_cached);
+  if (!decoded_) {
+    spdlog::info("{}: parsing the trace text (its decoded-trace cache {} is {})", path, cache.path(), why_not_cached);
+    decoded_ = decode_text(path, cache, options);
+  }
+
+  // The header as the text gave it (a valid cache holds its bytes).
+  const std::string& text = decoded_->header_text();
+  const HeaderScan scan = scan_header(text.data(), text.data() + text.size(), path);
+  header_ = scan.header;
+  table_ = &opcode_table_for(header_.binary_version, path + ":" + std::to_string(scan.body_line));
+
+  resources_.grid_ctas = static_cast<uint32_t>(header_.grid_ctas());
+  resources_.threads_per_cta = static_cast<uint32_t>(header_.threads_per_cta());
+  resources_.regs_per_thread = header_.nregs;
+  resources_.smem_bytes_per_cta = header_.shmem_bytes;
+  if (overrides.grid_ctas >= 0) resources_.grid_ctas = static_cast<uint32_t>(overrides.grid_ctas);
+  if (overrides.threads_per_cta >= 0) resources_.threads_per_cta = static_cast<uint32_t>(overrides.threads_per_cta);
+  if (overrides.regs_per_thread >= 0) resources_.regs_per_thread = static_cast<uint32_t>(overrides.regs_per_thread);
+  if (overrides.smem_bytes_per_cta >= 0)
+    resources_.smem_bytes_per_cta = static_cast<uint32_t>(overrides.smem_bytes_per_cta);
+  if (overrides.constant_work) {
+    KernelResources own;
+    own.grid_ctas = static_cast<uint32_t>(header_.grid_ctas());
+    own.threads_per_cta = static_cast<uint32_t>(header_.threads_per_cta());
+    resources_.grid_ctas = constant_work_grid(own, overrides, path);
+  }
+
+  total_warp_instructions_ = count_streamed_instructions();
+  derive_phases();
+}
+
+TraceKernel::~TraceKernel() = default;
+
+void TraceKernel::derive_phases() {
+  // From the first warp the file traces (trace_phases.hpp); a kernel of one
+  // phase is a kernel without phases (and one phase need). A file that traces
+  // no instruction has one phase that holds no register.
+  std::vector<WarpInstruction> stream;
+  const auto& warps = decoded_->warps();
+  const auto first = std::find_if(warps.begin(), warps.end(), [](const DecodedTrace::Warp& w) { return w.count > 0; });
+  if (first != warps.end()) {
+    TraceWarpProgram program(decoded_, *first, nullptr);
+    stream.reserve(first->count);
+    WarpInstruction inst;
+    while (program.next(inst)) stream.push_back(inst);
+  }
+  auto phases = std::make_shared<const TracePhases>(stream);
+  // Registers at or above regs_per_thread (a --regs-per-thread override below
+  // the trace's own) lie outside the allocation a phase need is a part of.
+  std::bitset<kMaxArchRegs> allocated;
+  for (uint32_t r = 0; r < std::min<uint32_t>(resources_.regs_per_thread, kMaxArchRegs); ++r) allocated.set(r);
+  for (const auto& registers : phases->registers()) {
+    PhaseNeed need;
+    need.registers = registers & allocated;
+    // A trace's shared addresses are per thread and data dependent: no
+    // cheap bound on a phase's part, so every phase holds the allocation.
+    if (resources_.smem_bytes_per_cta > 0) need.smem = {{0, resources_.smem_bytes_per_cta}};
+    resources_.phase_needs.push_back(std::move(need));
+  }
+  if (phases->names().size() < 2) return;
+  resources_.phase_names = phases->names();
+  phases_ = std::move(phases);
+}
+
+uint64_t TraceKernel::count_streamed_instructions() const {
+  // As warp_program() streams them: grid CTA c replays file CTA c mod the
+  // file's CTAs, and warp w of a CTA the file's warp w mod its warps per CTA.
+  const auto& ctas = decoded_->cta_first_warp();
+  const uint64_t file_ctas = ctas.size(), grid = resources_.grid_ctas;
+  const uint32_t file_warps = header_.warps_per_cta(), warps = resources_.warps_per_cta();
+  if (file_ctas == 0 || file_warps == 0) return 0;
+  uint64_t total = 0;
+  for (uint64_t c = 0; c < file_ctas; ++c) {
+    if (ctas[c] == DecodedTrace::kAbsentCta) continue;
+    uint64_t per_cta = 0;
+    for (uint32_t w = 0; w < warps; ++w) per_cta += decoded_->warps()[ctas[c] + w % file_warps].count;
+    const uint64_t replays = grid / file_ctas + (c < grid % file_ctas ? 1 : 0);
+    total += per_cta * replays;
+  }
+  return total;
 }
 
 std::unique_ptr<WarpProgram> TraceKernel::warp_program(uint32_t cta_id, uint32_t warp_in_cta) {
   if (cta_id >= resources_.grid_ctas || warp_in_cta >= resources_.warps_per_cta())
     throw std::out_of_range("TraceKernel::warp_program: CTA " + std::to_string(cta_id) + " warp " +
                             std::to_string(warp_in_cta) + " is outside the kernel");
-  const CtaIndex& c = ctas_[cta_id % ctas_.size()];
-  if (!c.present) return std::make_unique<EmptyWarpProgram>();
-  const WarpIndex& w = warps_[c.first_warp + warp_in_cta % header_.warps_per_cta()];
+  const auto& ctas = decoded_->cta_first_warp();
+  const uint32_t first_warp = ctas[cta_id % ctas.size()];
+  if (first_warp == DecodedTrace::kAbsentCta) return std::make_unique<EmptyWarpProgram>();
+  const DecodedTrace::Warp& w = decoded_->warps()[first_warp + warp_in_cta % header_.warps_per_cta()];
   if (w.count == 0) return std::make_unique<EmptyWarpProgram>();
-  return std::make_unique<TraceWarpProgram>(file_, parser_, w.offset, w.count, w.line, phases_);
+  return std::make_unique<TraceWarpProgram>(decoded_, w, phases_);
 }
 
 // ---------------------------------------------------------------- kernel list

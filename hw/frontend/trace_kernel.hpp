@@ -2,22 +2,23 @@
 // files (optionally .xz) become KernelSources whose warps stream their
 // instructions straight from the file.
 //
-// Each kernel file is memory-mapped (an .xz file is first decompressed once
-// into an unlinked temporary file) and indexed in one pass that also
-// validates every line: the byte offset of each #BEGIN_TB, and per warp the
-// offset, line number and count of its instruction lines. A warp program
-// then decodes its lines on demand from the mapping, so memory is bounded by
-// the index (16 bytes per warp) and the pages the OS keeps cached.
+// The first time a kernel file is read, it is memory-mapped (an .xz file is
+// first decompressed once into an unlinked temporary file), validated line
+// by line and decoded into a compact binary stream with a per-warp index,
+// which is written beside it (trace_cache.hpp; docs/traces.md). Later runs
+// map that cache and never parse the text. A warp program reads its records
+// from the mapping, so memory is bounded by the index (16 bytes per warp)
+// and the pages the OS keeps cached (or, when the cache cannot be written,
+// by the decoded stream, held in memory).
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "hw/frontend/kernel.hpp"
+#include "hw/frontend/trace_cache.hpp"
 #include "hw/frontend/trace_parser.hpp"
 #include "hw/frontend/trace_phases.hpp"
 
@@ -29,30 +30,12 @@ struct TraceOptions {
   bool unknown_opcode_as_alu = false;
 };
 
-// Counts over the whole kernel file, gathered when it is indexed.
-struct TraceStats {
-  uint64_t instruction_lines = 0;                  // instruction lines in the file
-  std::array<uint64_t, kNumOpClasses> per_class{};  // instruction lines per OpClass (EXIT lines as Exit)
-  std::map<std::string, uint64_t> unknown_opcodes;  // mnemonic → lines (fallback only)
-  uint64_t dropped_registers = 0;  // operands beyond kMaxDstRegs/kMaxSrcRegs, ignored
-  uint64_t early_exits = 0;        // EXIT lines before a warp's last line: streamed as Control
-  uint32_t ctas_in_file = 0;       // #BEGIN_TB blocks (the tracer omits empty CTAs)
-  uint32_t warps_in_file = 0;      // warp = ... sections
-
-  uint64_t unknown_opcode_lines() const {
-    uint64_t n = 0;
-    for (const auto& kv : unknown_opcodes) n += kv.second;
-    return n;
-  }
-};
-
-class MappedTraceFile;  // the mapped kernel file (trace_kernel.cpp)
-
 // One kernel-N.traceg[.xz].
 class TraceKernel : public KernelSource {
  public:
-  // Opens the file, reads the header, indexes and validates the body.
-  // Throws InputError naming "file:line" for anything malformed.
+  // Maps the file's decoded-trace cache, or reads the header, validates and
+  // decodes the body and writes the cache. Throws InputError naming
+  // "file:line" for anything malformed.
   TraceKernel(const std::string& path, const ResourceOverrides& overrides, const TraceOptions& options);
   ~TraceKernel() override;
 
@@ -70,22 +53,14 @@ class TraceKernel : public KernelSource {
   std::optional<uint64_t> total_warp_instructions() const override { return total_warp_instructions_; }
 
   const TraceHeader& header() const { return header_; }
-  const TraceStats& stats() const { return stats_; }
+  const TraceStats& stats() const { return decoded_->stats(); }
   const std::string& path() const { return path_; }
   const OpcodeTable& opcode_table() const { return *table_; }
+  // The cache file the instructions stream from ("" when they were decoded
+  // in memory because it could not be written).
+  const std::string& cache_path() const { return decoded_->cache_path(); }
 
  private:
-  struct WarpIndex {
-    uint64_t offset = 0;  // first byte of the warp's first instruction line
-    uint32_t count = 0;   // instruction lines
-    uint32_t line = 0;    // line number of the first instruction line
-  };
-  struct CtaIndex {
-    uint64_t begin_offset = 0;     // the #BEGIN_TB line
-    uint32_t first_warp = 0;       // into warps_
-    bool present = false;
-  };
-  void build_index(const char* body, uint64_t body_line);
   uint64_t count_streamed_instructions() const;
   // Zorua's phases from the first traced warp's stream (trace_phases.hpp):
   // resources_.phase_names and phases_, left empty for one phase, and
@@ -96,11 +71,9 @@ class TraceKernel : public KernelSource {
   TraceHeader header_;
   KernelResources resources_;
   const OpcodeTable* table_ = nullptr;
-  std::shared_ptr<const MappedTraceFile> file_;
-  std::shared_ptr<const TraceLineParser> parser_;
-  std::vector<CtaIndex> ctas_;    // by linear CTA id (x fastest)
-  std::vector<WarpIndex> warps_;  // warps_per_cta per present CTA
-  TraceStats stats_;
+  // Its index: per file CTA (linear id, x fastest) its first warp, and
+  // warps_per_cta warps per present CTA.
+  std::shared_ptr<const DecodedTrace> decoded_;
   uint64_t total_warp_instructions_ = 0;
   std::shared_ptr<const TracePhases> phases_;  // null: one phase
 };

@@ -388,6 +388,7 @@ void TraceLineParser::parse(const char* begin, const char* end, uint64_t line_no
                                    "2 = base and deltas)");
     }
     out.access_bytes = memory_class ? static_cast<uint8_t>(width) : 0;
+    extras.addresses = true;
   } else {
     if (memory_class)
       f.fail("memory width", "memory opcode '" + shown(opcode) + "' has memory width 0 (no addresses)");

@@ -54,6 +54,8 @@ struct LineExtras {
   bool unknown_opcode = false;  // the mnemonic was not in the table (fallback used)
   std::string_view mnemonic;    // points into the parsed line
   uint8_t dropped_regs = 0;     // registers beyond kMaxDstRegs / kMaxSrcRegs
+  bool addresses = false;       // the line gave lane addresses (memory width > 0); without,
+                                // WarpInstruction::addr is left as it was
 };
 
 // Parses instruction lines of one kernel trace. Immutable after construction,

@@ -1765,6 +1765,9 @@ def main(argv):
         return 2
     smshare, name = argv[1], argv[2]
     with tempfile.TemporaryDirectory(prefix=f"smshare-cli-{name}-") as tmp:
+        # Decoded-trace caches go to the case's folder, not beside the
+        # traces of tb/traces/ in the source tree.
+        os.environ["SMSHARE_TRACE_CACHE_DIR"] = os.path.join(tmp, "trace-cache")
         t0 = time.monotonic()
         try:
             CASES[name](Context(smshare, tmp))

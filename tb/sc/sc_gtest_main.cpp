@@ -9,6 +9,7 @@
 
 int main(int argc, char* argv[]) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  setenv("SMSHARE_TRACE_CACHE_DIR", SMSHARE_TEST_TRACE_CACHE_DIR, 1);
   return sc_core::sc_elab_and_sim(argc, argv);
 }
 

@@ -14,34 +14,12 @@
 
 #include "hw/common/error.hpp"
 #include "hw/frontend/trace_kernel.hpp"
+#include "tb/common/temp_dir.hpp"
 
 namespace smshare {
 namespace {
 
 const std::string kTraces = std::string(SMSHARE_SOURCE_DIR) + "/tb/traces";
-
-// A fresh temporary directory, removed with its files at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : std::string("/tmp")) +
-                       "/smshare-trace-test-XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (!mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = buf.data();
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  std::string write(const std::string& name, const std::string& content) const {
-    std::string p = path_ + "/" + name;
-    std::ofstream(p) << content;
-    return p;
-  }
-
- private:
-  std::string path_;
-};
 
 std::vector<WarpInstruction> drain(WarpProgram& w) {
   std::vector<WarpInstruction> out;

@@ -1,0 +1,518 @@
+#include "hw/frontend/trace_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <type_traits>
+
+#include "hw/common/error.hpp"
+#include "hw/frontend/trace_opcodes.hpp"
+#include "hw/sweep/sha256.hpp"
+
+namespace smshare {
+namespace {
+
+// ---------------------------------------------------------------- records
+
+// How a record's lane addresses follow it in the stream.
+enum class AddressForm : uint8_t {
+  None = 0,    // the line had none: WarpInstruction::addr is left as it was
+  Stride = 1,  // two words, base and stride: the k-th active lane has base + k * stride
+  List = 2,    // one word per active lane, in lane order
+};
+
+constexpr uint8_t kNoRegByte = 0xFF;  // kNoReg in a record (registers are R0..R254)
+
+// One instruction line. Inactive lanes' addresses are 0, as the parser
+// gives them; num_dst and num_src are the registers present (the parser
+// packs them first).
+struct TraceRecord {
+  uint32_t pc;           // below kInstructionRegionBytes (2^32)
+  uint32_t active_mask;
+  uint8_t op_and_form;   // OpClass in bits 0-3, AddressForm in bits 4-5
+  uint8_t access_bytes;
+  uint8_t dst[kMaxDstRegs];
+  uint8_t src[kMaxSrcRegs];
+};
+static_assert(sizeof(TraceRecord) == 16, "the stream's records are 16 bytes");
+static_assert(kNumOpClasses <= 16, "an OpClass fits in 4 bits");
+static_assert(kInstructionRegionBytes <= (1ull << 32), "a PC fits in 32 bits");
+
+uint8_t reg_byte(uint16_t reg) { return reg == kNoReg ? kNoRegByte : static_cast<uint8_t>(reg); }
+uint16_t reg_of(uint8_t b) { return b == kNoRegByte ? kNoReg : b; }
+
+// ---------------------------------------------------------------- the file
+
+constexpr char kMagic[8] = {'S', 'M', 'T', 'R', 'C', 'A', 'C', 'H'};
+
+struct CacheHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t record_bytes;
+  uint64_t trace_size;
+  int64_t trace_mtime_ns;   // 0: not trusted (written too soon after the trace was): check the hash
+  char trace_sha256[64];    // hex, of the trace file's bytes
+  char decoder_key[64];     // hex, trace_decoder_key()
+  uint64_t file_bytes;      // the whole cache file
+  uint64_t checksum;        // of the header (stamp time and checksum as 0) and the payload
+  uint64_t header_text_bytes;
+  uint64_t unknown_opcodes;
+  uint64_t ctas;
+  uint64_t warps;
+  uint64_t stream_bytes;
+};
+static_assert(std::is_trivially_copyable_v<CacheHeader> && sizeof(CacheHeader) % 8 == 0, "a plain 8-aligned header");
+
+// What a cache read finds wrong; load() turns it into its `why`.
+struct CacheRejected {
+  std::string why;
+};
+
+// 64-bit checksum in four independent lanes (each step a bijection of the
+// lane's state, so any one changed word changes the result): cheap enough to
+// check on every load, unlike the SHA-256 of the trace.
+uint64_t checksum(const char* p, size_t n, uint64_t seed) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t h[4] = {seed ^ 0x243F6A8885A308D3ull, seed ^ 0x13198A2E03707344ull, seed ^ 0xA4093822299F31D0ull,
+                   seed ^ 0x082EFA98EC4E6C89ull};
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w;
+      std::memcpy(&w, p + i + 8 * k, 8);
+      h[k] = (h[k] ^ w) * kMul;
+      h[k] ^= h[k] >> 32;
+    }
+  }
+  for (; i < n; ++i) {
+    h[0] = (h[0] ^ static_cast<uint8_t>(p[i])) * kMul;
+    h[0] ^= h[0] >> 32;
+  }
+  uint64_t r = n;
+  for (uint64_t x : h) {
+    r = (r ^ x) * kMul;
+    r ^= r >> 29;
+  }
+  return r;
+}
+
+uint64_t image_checksum(const CacheHeader& header, const char* payload, size_t payload_bytes) {
+  CacheHeader h = header;
+  h.trace_mtime_ns = 0;  // refreshed in place after a hash check
+  h.checksum = 0;
+  return checksum(payload, payload_bytes, checksum(reinterpret_cast<const char*>(&h), sizeof h, 0));
+}
+
+template <typename T>
+void put(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+void pad8(std::string& out) { out.append((8 - out.size() % 8) % 8, '\0'); }
+
+// Bounds-checked reading of the payload.
+class Cursor {
+ public:
+  Cursor(const char* p, const char* end) : p_(p), end_(end) {}
+  const char* bytes(uint64_t n, const char* what) {
+    if (static_cast<uint64_t>(end_ - p_) < n) throw CacheRejected{std::string("corrupt (") + what + " runs past the end)"};
+    const char* s = p_;
+    p_ += n;
+    return s;
+  }
+  template <typename T>
+  T get(const char* what) {
+    T v;
+    std::memcpy(&v, bytes(sizeof v, what), sizeof v);
+    return v;
+  }
+  void align8(const char* base) { bytes((8 - static_cast<uint64_t>(p_ - base) % 8) % 8, "padding"); }
+  const char* position() const { return p_; }
+
+ private:
+  const char* p_;
+  const char* end_;
+};
+
+std::string encode_image(const DecodedTrace::Contents& c, const TraceFileStamp& stamp, const std::string& trace_sha256,
+                         const std::string& decoder_key) {
+  CacheHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.version = kTraceCacheVersion;
+  h.record_bytes = sizeof(TraceRecord);
+  h.trace_size = stamp.size;
+  h.trace_mtime_ns = stamp.mtime_ns;
+  std::memcpy(h.trace_sha256, trace_sha256.data(), sizeof h.trace_sha256);
+  std::memcpy(h.decoder_key, decoder_key.data(), sizeof h.decoder_key);
+  h.header_text_bytes = c.header_text.size();
+  h.unknown_opcodes = c.stats.unknown_opcodes.size();
+  h.ctas = c.cta_first_warp.size();
+  h.warps = c.warps.size();
+  h.stream_bytes = c.stream.size();
+
+  std::string out(sizeof h, '\0');
+  out.reserve(sizeof h + c.header_text.size() + c.stream.size() + 16 * c.warps.size() + 4 * c.cta_first_warp.size() +
+              1024);
+  out += c.header_text;
+  pad8(out);
+  const TraceStats& s = c.stats;
+  put(out, s.instruction_lines);
+  for (uint64_t n : s.per_class) put(out, n);
+  put(out, s.dropped_registers);
+  put(out, s.early_exits);
+  put(out, uint64_t{s.ctas_in_file});
+  put(out, uint64_t{s.warps_in_file});
+  for (const auto& [mnemonic, lines] : s.unknown_opcodes) {
+    put(out, lines);
+    put(out, uint64_t{mnemonic.size()});
+    out += mnemonic;
+    pad8(out);
+  }
+  for (uint32_t w : c.cta_first_warp) put(out, w);
+  pad8(out);
+  for (const auto& w : c.warps) {
+    put(out, w.offset);
+    put(out, uint64_t{w.count});
+  }
+  out += c.stream;
+  h.file_bytes = out.size();
+  h.checksum = image_checksum(h, out.data() + sizeof h, out.size() - sizeof h);
+  std::memcpy(&out[0], &h, sizeof h);
+  return out;
+}
+
+CacheHeader read_header(const char* data, size_t size) {
+  if (size < sizeof(CacheHeader)) throw CacheRejected{"corrupt (shorter than its header)"};
+  CacheHeader h;
+  std::memcpy(&h, data, sizeof h);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) throw CacheRejected{"not a decoded-trace cache"};
+  if (h.version != kTraceCacheVersion || h.record_bytes != sizeof(TraceRecord))
+    throw CacheRejected{"format version " + std::to_string(h.version) + ", this smshare reads version " +
+                        std::to_string(kTraceCacheVersion)};
+  if (h.file_bytes != size)
+    throw CacheRejected{"corrupt (" + std::to_string(size) + " bytes, its header says " + std::to_string(h.file_bytes) +
+                        "; truncated?)"};
+  return h;
+}
+
+// Fills `c` (all but the stream) from the image and returns where the stream starts.
+const char* decode_image(const char* data, const CacheHeader& h, DecodedTrace::Contents& c) {
+  const char* end = data + h.file_bytes;
+  if (image_checksum(h, data + sizeof h, h.file_bytes - sizeof h) != h.checksum)
+    throw CacheRejected{"corrupt (checksum mismatch)"};
+  Cursor cur(data + sizeof h, end);
+  c.header_text.assign(cur.bytes(h.header_text_bytes, "header text"), h.header_text_bytes);
+  cur.align8(data);
+  TraceStats& s = c.stats;
+  s.instruction_lines = cur.get<uint64_t>("stats");
+  for (auto& n : s.per_class) n = cur.get<uint64_t>("stats");
+  s.dropped_registers = cur.get<uint64_t>("stats");
+  s.early_exits = cur.get<uint64_t>("stats");
+  s.ctas_in_file = static_cast<uint32_t>(cur.get<uint64_t>("stats"));
+  s.warps_in_file = static_cast<uint32_t>(cur.get<uint64_t>("stats"));
+  for (uint64_t i = 0; i < h.unknown_opcodes; ++i) {
+    const uint64_t lines = cur.get<uint64_t>("unknown opcodes");
+    const uint64_t length = cur.get<uint64_t>("unknown opcodes");
+    s.unknown_opcodes[std::string(cur.bytes(length, "unknown opcodes"), length)] = lines;
+    cur.align8(data);
+  }
+  if (h.ctas > (h.file_bytes / 4) || h.warps > (h.file_bytes / 16)) throw CacheRejected{"corrupt (index sizes)"};
+  c.cta_first_warp.resize(h.ctas);
+  for (auto& w : c.cta_first_warp) {
+    w = cur.get<uint32_t>("CTA index");
+    if (w != DecodedTrace::kAbsentCta && w >= h.warps) throw CacheRejected{"corrupt (CTA index)"};
+  }
+  cur.align8(data);
+  c.warps.resize(h.warps);
+  for (auto& w : c.warps) {
+    w.offset = cur.get<uint64_t>("warp index");
+    const uint64_t count = cur.get<uint64_t>("warp index");
+    if (w.offset > h.stream_bytes || count > UINT32_MAX) throw CacheRejected{"corrupt (warp index)"};
+    w.count = static_cast<uint32_t>(count);
+  }
+  const char* stream = cur.bytes(h.stream_bytes, "instruction stream");
+  if (cur.position() != end) throw CacheRejected{"corrupt (bytes after the instruction stream)"};
+  return stream;
+}
+
+int64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// A modification time this close to now may be shared by a later write of
+// the same size (file systems keep times in steps of up to 2 s), so it does
+// not vouch for the content; the cache then checks the hash until the time
+// is old enough (git's "racily clean" entries, the same idea).
+bool too_recent_to_trust(int64_t mtime_ns) {
+  constexpr int64_t kTimestampGranularityNs = 2'000'000'000;
+  return mtime_ns > now_ns() - kTimestampGranularityNs;
+}
+
+class Mapping {
+ public:
+  Mapping(const char* data, size_t size) : data_(data), size_(size) {}
+  ~Mapping() {
+    if (data_) munmap(const_cast<char*>(data_), size_);
+  }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  const char* data() const { return data_; }
+
+ private:
+  const char* data_;
+  size_t size_;
+};
+
+std::string absolute(const std::string& path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+}
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- stream
+
+void append_trace_record(std::string& stream, const WarpInstruction& inst, bool has_addresses) {
+  TraceRecord r{};
+  r.pc = static_cast<uint32_t>(inst.pc);
+  r.active_mask = inst.active_mask;
+  r.access_bytes = inst.access_bytes;
+  for (unsigned i = 0; i < kMaxDstRegs; ++i) r.dst[i] = reg_byte(inst.dst[i]);
+  for (unsigned i = 0; i < kMaxSrcRegs; ++i) r.src[i] = reg_byte(inst.src[i]);
+  uint64_t active[kWarpLanes];
+  unsigned k = 0;
+  if (has_addresses)
+    for (unsigned lane = 0; lane < kWarpLanes; ++lane)
+      if ((inst.active_mask >> lane) & 1u) active[k++] = inst.addr[lane];
+  // Most lines give base and stride (address format 1) or addresses that
+  // form one: two words instead of one per lane.
+  bool strided = has_addresses && k > 2;
+  for (unsigned i = 2; strided && i < k; ++i) strided = active[i] - active[i - 1] == active[1] - active[0];
+  const AddressForm form = !has_addresses ? AddressForm::None : strided ? AddressForm::Stride : AddressForm::List;
+  r.op_and_form = static_cast<uint8_t>(static_cast<uint8_t>(inst.op) | (static_cast<uint8_t>(form) << 4));
+  put(stream, r);
+  if (form == AddressForm::Stride) {
+    put(stream, active[0]);
+    put(stream, active[1] - active[0]);
+  } else if (form == AddressForm::List) {
+    stream.append(reinterpret_cast<const char*>(active), k * sizeof(uint64_t));
+  }
+}
+
+const char* DecodedTrace::read(const char* p, WarpInstruction& out) const {
+  auto damaged = [&]() {
+    return InputError(cache_path_ + ": the decoded-trace cache is damaged (a record runs past the end of its "
+                                    "stream); delete it and it is rebuilt from the trace");
+  };
+  if (static_cast<size_t>(stream_end() - p) < sizeof(TraceRecord)) throw damaged();
+  TraceRecord r;
+  std::memcpy(&r, p, sizeof r);
+  p += sizeof r;
+  out.pc = r.pc;
+  out.phase = 0;
+  out.active_mask = r.active_mask;
+  out.op = static_cast<OpClass>(r.op_and_form & 0x0F);
+  out.access_bytes = r.access_bytes;
+  unsigned nd = 0, ns = 0;
+  for (unsigned i = 0; i < kMaxDstRegs; ++i) nd += (out.dst[i] = reg_of(r.dst[i])) != kNoReg;
+  for (unsigned i = 0; i < kMaxSrcRegs; ++i) ns += (out.src[i] = reg_of(r.src[i])) != kNoReg;
+  out.num_dst = static_cast<uint8_t>(nd);
+  out.num_src = static_cast<uint8_t>(ns);
+  const auto form = static_cast<AddressForm>(r.op_and_form >> 4);
+  if (form == AddressForm::Stride) {
+    if (static_cast<size_t>(stream_end() - p) < 2 * sizeof(uint64_t)) throw damaged();
+    uint64_t a, stride;
+    std::memcpy(&a, p, 8);
+    std::memcpy(&stride, p + 8, 8);
+    p += 16;
+    for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+      if ((r.active_mask >> lane) & 1u) {
+        out.addr[lane] = a;
+        a += stride;
+      } else {
+        out.addr[lane] = 0;
+      }
+    }
+  } else if (form == AddressForm::List) {
+    const size_t bytes = out.active_lanes() * sizeof(uint64_t);
+    if (static_cast<size_t>(stream_end() - p) < bytes) throw damaged();
+    for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+      if ((r.active_mask >> lane) & 1u) {
+        std::memcpy(&out.addr[lane], p, 8);
+        p += 8;
+      } else {
+        out.addr[lane] = 0;
+      }
+    }
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------- the file
+
+std::string trace_decoder_key(bool unknown_opcode_as_alu) {
+  Sha256 h;
+  h.update("smshare decoded trace " + std::to_string(kTraceCacheVersion) + "; dst " + std::to_string(kMaxDstRegs) +
+           "; src " + std::to_string(kMaxSrcRegs) + "; code " + std::to_string(kInstructionRegionBytes) +
+           "; unknown as alu " + std::to_string(unknown_opcode_as_alu) + "\n");
+  for (const OpcodeTable* t : all_opcode_tables()) {
+    h.update(t->name() + " (" + t->binary_versions() + "):");
+    for (const auto& [mnemonic, op] : t->entries()) h.update(" " + mnemonic + "=" + std::to_string(static_cast<int>(op)));
+    h.update("\n");
+  }
+  return h.hex_digest();
+}
+
+TraceCacheFile::TraceCacheFile(std::string trace_path, std::string decoder_key)
+    : trace_path_(std::move(trace_path)), decoder_key_(std::move(decoder_key)) {
+  const char* dir = std::getenv("SMSHARE_TRACE_CACHE_DIR");
+  if (dir && *dir) {
+    const std::string abs = absolute(trace_path_);
+    cache_path_ = std::string(dir) + "/" + base_name(abs) + "." + sha256_hex(abs).substr(0, 16) + ".smcache";
+  } else {
+    cache_path_ = trace_path_ + ".smcache";
+  }
+}
+
+TraceFileStamp TraceCacheFile::trace_stamp() const {
+  struct stat st {};
+  if (::stat(trace_path_.c_str(), &st) != 0)
+    throw input_error(trace_path_, "", std::string("cannot open trace file: ") + std::strerror(errno));
+  return {static_cast<uint64_t>(st.st_size),
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const {
+  const int fd = ::open(cache_path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *why = errno == ENOENT ? "absent" : std::string("cannot be opened: ") + std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st {};
+  const bool sized = fstat(fd, &st) == 0;
+  void* m = sized && st.st_size > 0 ? mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
+                                    : MAP_FAILED;
+  ::close(fd);
+  if (m == MAP_FAILED) {
+    *why = "cannot be mapped";
+    return nullptr;
+  }
+  auto mapping = std::make_shared<const Mapping>(static_cast<const char*>(m), static_cast<size_t>(st.st_size));
+  try {
+    const CacheHeader h = read_header(mapping->data(), static_cast<size_t>(st.st_size));
+    if (std::string(h.decoder_key, sizeof h.decoder_key) != decoder_key_)
+      throw CacheRejected{"decoded with other options or opcode tables"};
+    auto trace = std::shared_ptr<DecodedTrace>(new DecodedTrace());
+    const char* stream = decode_image(mapping->data(), h, trace->contents_);
+    TraceFileStamp now;
+    try {
+      now = trace_stamp();
+    } catch (const InputError&) {
+      throw CacheRejected{"the trace file cannot be read"};  // the build then reports it as usual
+    }
+    if (now.size != h.trace_size) throw CacheRejected{"stale (the trace's size changed)"};
+    if (h.trace_mtime_ns == 0 || h.trace_mtime_ns != now.mtime_ns) {
+      // Touched, copied, or stamped too soon after a write: the content decides.
+      if (sha256_file_hex(trace_path_) != std::string(h.trace_sha256, sizeof h.trace_sha256))
+        throw CacheRejected{"stale (the trace's content changed)"};
+      if (!too_recent_to_trust(now.mtime_ns)) {
+        // The stamp is outside the checksum: rewriting it in place is safe
+        // for readers that have the file mapped. Failing to is harmless.
+        const int wfd = ::open(cache_path_.c_str(), O_WRONLY | O_CLOEXEC);
+        if (wfd >= 0) {
+          [[maybe_unused]] const ssize_t written =
+              pwrite(wfd, &now.mtime_ns, sizeof now.mtime_ns, offsetof(CacheHeader, trace_mtime_ns));
+          ::close(wfd);
+        }
+      }
+    }
+    trace->stream_ = stream;
+    trace->stream_bytes_ = h.stream_bytes;
+    trace->storage_ = mapping;
+    trace->cache_path_ = cache_path_;
+    return trace;
+  } catch (const CacheRejected& r) {
+    *why = r.why;
+    return nullptr;
+  }
+}
+
+std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents contents,
+                                                          const TraceFileStamp& stamp) const {
+  std::string problem;  // why the cache was not written
+  std::string tmp = cache_path_ + ".tmp-XXXXXX";
+  int fd = -1;
+  TraceFileStamp after;
+  try {
+    after = trace_stamp();
+  } catch (const InputError& e) {
+    problem = e.what();
+  }
+  const bool trace_unchanged = problem.empty() && after.size == stamp.size && after.mtime_ns == stamp.mtime_ns;
+  if (trace_unchanged) {
+    // A folder named by SMSHARE_TRACE_CACHE_DIR is made if missing (one level).
+    const size_t slash = cache_path_.rfind('/');
+    if (slash != std::string::npos && slash > 0) ::mkdir(cache_path_.substr(0, slash).c_str(), 0777);
+    fd = mkstemp(&tmp[0]);
+    if (fd < 0) problem = std::strerror(errno);
+  }
+
+  // The trace is hashed only for a cache that can be written: the hash is
+  // what a later run checks when the trace's time no longer vouches for it.
+  TraceFileStamp recorded = stamp;
+  if (too_recent_to_trust(stamp.mtime_ns)) recorded.mtime_ns = 0;
+  const std::string trace_sha256 = fd >= 0 ? sha256_file_hex(trace_path_) : std::string(64, '0');
+  auto bytes = std::make_shared<std::string>(encode_image(contents, recorded, trace_sha256, decoder_key_));
+  contents = DecodedTrace::Contents();  // now in `bytes`
+
+  if (fd >= 0) {
+    // Others may read the cache: as readable as a trace usually is.
+    if (fchmod(fd, 0644) != 0) problem = std::strerror(errno);
+    for (size_t done = 0; done < bytes->size() && problem.empty();) {
+      const ssize_t w = ::write(fd, bytes->data() + done, bytes->size() - done);
+      if (w < 0 && errno != EINTR) problem = std::strerror(errno);
+      if (w > 0) done += static_cast<size_t>(w);
+    }
+    if (::close(fd) != 0 && problem.empty()) problem = std::strerror(errno);
+    if (problem.empty() && std::rename(tmp.c_str(), cache_path_.c_str()) != 0) problem = std::strerror(errno);
+    if (!problem.empty()) ::unlink(tmp.c_str());
+  }
+  if (trace_unchanged && !problem.empty()) {
+    static bool said = false;
+    if (!said)
+      std::fprintf(stderr,
+                   "smshare: cannot write the decoded-trace cache %s (%s); decoding traces in memory instead, "
+                   "on every run\n",
+                   cache_path_.c_str(), problem.c_str());
+    said = true;
+  }
+
+  auto trace = std::shared_ptr<DecodedTrace>(new DecodedTrace());
+  try {
+    const CacheHeader h = read_header(bytes->data(), bytes->size());
+    trace->stream_ = decode_image(bytes->data(), h, trace->contents_);
+    trace->stream_bytes_ = h.stream_bytes;
+  } catch (const CacheRejected& r) {
+    throw std::logic_error("TraceCacheFile::store: the image just encoded does not decode: " + r.why);
+  }
+  trace->storage_ = bytes;
+  trace->cache_path_ = trace_unchanged && problem.empty() ? cache_path_ : std::string();
+  return trace;
+}
+
+}  // namespace smshare
