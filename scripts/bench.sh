@@ -5,7 +5,9 @@
 # its operand cache, prefetcher and scratchpad register traffic) and Zorua,
 # then the 16-SM gtx580 with the baseline and each cross-SM scheme, and (2) a
 # generated Accel-Sim trace of 1.92 M warp-instructions (120 CTAs x 8 warps x
-# 2000 instructions; issue 5's bench workload).
+# 2000 instructions; issue 5's bench workload). The first run on a trace
+# also builds its decoded-trace cache (docs/traces.md), which later runs
+# read: the steady rate is that of later runs.
 # Timing is measured, never asserted: this is not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
