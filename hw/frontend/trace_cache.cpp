@@ -1,7 +1,6 @@
 #include "hw/frontend/trace_cache.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <type_traits>
 
 #include "hw/common/error.hpp"
+#include "hw/common/file_mapping.hpp"
 #include "hw/frontend/trace_opcodes.hpp"
 #include "hw/sweep/sha256.hpp"
 
@@ -258,21 +258,6 @@ bool too_recent_to_trust(int64_t mtime_ns) {
   return mtime_ns > now_ns() - kTimestampGranularityNs;
 }
 
-class Mapping {
- public:
-  Mapping(const char* data, size_t size) : data_(data), size_(size) {}
-  ~Mapping() {
-    if (data_) munmap(const_cast<char*>(data_), size_);
-  }
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  const char* data() const { return data_; }
-
- private:
-  const char* data_;
-  size_t size_;
-};
-
 std::string absolute(const std::string& path) {
   char resolved[PATH_MAX];
   return realpath(path.c_str(), resolved) ? std::string(resolved) : path;
@@ -403,18 +388,15 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const
     *why = errno == ENOENT ? "absent" : std::string("cannot be opened: ") + std::strerror(errno);
     return nullptr;
   }
-  struct stat st {};
-  const bool sized = fstat(fd, &st) == 0;
-  void* m = sized && st.st_size > 0 ? mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
-                                    : MAP_FAILED;
+  const std::shared_ptr<const FileMapping> mapping = FileMapping::map(fd);
+  const int e = errno;
   ::close(fd);
-  if (m == MAP_FAILED) {
-    *why = "cannot be mapped";
+  if (!mapping) {
+    *why = std::string("cannot be mapped: ") + std::strerror(e);
     return nullptr;
   }
-  auto mapping = std::make_shared<const Mapping>(static_cast<const char*>(m), static_cast<size_t>(st.st_size));
   try {
-    const CacheHeader h = read_header(mapping->data(), static_cast<size_t>(st.st_size));
+    const CacheHeader h = read_header(mapping->data(), mapping->size());
     if (std::string(h.decoder_key, sizeof h.decoder_key) != decoder_key_)
       throw CacheRejected{"decoded with other options or opcode tables"};
     auto trace = std::shared_ptr<DecodedTrace>(new DecodedTrace());

@@ -1,7 +1,6 @@
 #include "hw/frontend/trace_kernel.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,54 +16,29 @@
 #include <spdlog/spdlog.h>
 
 #include "hw/common/error.hpp"
+#include "hw/common/file_mapping.hpp"
 #include "hw/common/text.hpp"
 
 namespace smshare {
 
 // ---------------------------------------------------------------- the file
 
-// A read-only mapping of a trace file, or of the decompressed content of an
-// .xz trace (kept in an already-unlinked temporary file).
-class MappedTraceFile {
+// The text of a trace file mapped, or of the decompressed content of an .xz
+// trace (kept in an already-unlinked temporary file).
+class TraceText {
  public:
-  MappedTraceFile(const MappedTraceFile&) = delete;
-  MappedTraceFile& operator=(const MappedTraceFile&) = delete;
-  ~MappedTraceFile() {
-    if (data_ && size_) munmap(const_cast<char*>(data_), size_);
-  }
-
-  static std::shared_ptr<const MappedTraceFile> open(const std::string& path) {
+  static std::shared_ptr<const FileMapping> open(const std::string& path) {
     const bool xz = path.size() > 3 && path.compare(path.size() - 3, 3, ".xz") == 0;
     int fd = xz ? decompress_xz(path) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw input_error(path, "", std::string("cannot open trace file: ") + std::strerror(errno));
-    struct stat st {};
-    if (fstat(fd, &st) != 0) {
-      int e = errno;
-      ::close(fd);
-      throw input_error(path, "", std::string("cannot stat trace file: ") + std::strerror(e));
-    }
-    auto f = std::shared_ptr<MappedTraceFile>(new MappedTraceFile());
-    f->size_ = static_cast<size_t>(st.st_size);
-    if (f->size_ > 0) {
-      void* m = mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (m == MAP_FAILED) {
-        int e = errno;
-        ::close(fd);
-        throw input_error(path, "", std::string("cannot map trace file: ") + std::strerror(e));
-      }
-      f->data_ = static_cast<const char*>(m);
-    }
+    auto mapping = FileMapping::map(fd);
+    const int e = errno;
     ::close(fd);
-    return f;
+    if (!mapping) throw input_error(path, "", std::string("cannot map trace file: ") + std::strerror(e));
+    return mapping;
   }
 
-  const char* data() const { return data_; }
-  size_t size() const { return size_; }
-  const char* end() const { return data_ + size_; }
-
  private:
-  MappedTraceFile() = default;
-
   static bool have_program(const char* name) {
     const char* path = std::getenv("PATH");
     std::string dirs = path ? path : "/usr/bin:/bin";
@@ -169,9 +143,6 @@ class MappedTraceFile {
     }
     return fd;
   }
-
-  const char* data_ = nullptr;
-  size_t size_ = 0;
 };
 
 namespace {
@@ -319,14 +290,14 @@ void check_grid_size(const TraceHeader& header, const std::string& path) {
                           " (2^24) are supported");
 }
 
-void decode_body(const std::string& path, const MappedTraceFile& file, const TraceHeader& header,
+void decode_body(const std::string& path, const FileMapping& file, const TraceHeader& header,
                  const TraceLineParser& parser, const char* body, uint64_t body_line, DecodedTrace::Contents& out);
 
 // Parses and validates the whole text of a kernel file into its decoded
 // form and has `cache` write it (or keep it in memory).
 std::shared_ptr<const DecodedTrace> decode_text(const std::string& path, const TraceCacheFile& cache,
                                                 const TraceOptions& options) {
-  const auto file = MappedTraceFile::open(path);
+  const auto file = TraceText::open(path);
   const TraceFileStamp stamp = cache.trace_stamp();
   const HeaderScan scan = scan_header(file->data(), file->end(), path);
   const OpcodeTable& table = opcode_table_for(scan.header.binary_version, path + ":" + std::to_string(scan.body_line));
@@ -340,7 +311,7 @@ std::shared_ptr<const DecodedTrace> decode_text(const std::string& path, const T
 
 // Validates the body line by line and decodes it into `out`: the records of
 // each warp in file order, the index and the counts.
-void decode_body(const std::string& path, const MappedTraceFile& file, const TraceHeader& header,
+void decode_body(const std::string& path, const FileMapping& file, const TraceHeader& header,
                  const TraceLineParser& parser, const char* body, uint64_t body_line, DecodedTrace::Contents& out) {
   const uint32_t warps_per_cta = header.warps_per_cta();
   std::vector<uint32_t>& ctas = out.cta_first_warp;
