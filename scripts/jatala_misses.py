@@ -136,18 +136,24 @@ def decompose(rn):
                   f"last SM ends {f[-1]}, median SM {statistics.median(f):.0f}")
 
 
+def chunk_lines(p):
+    """The whole lines of global memory each warp of a coalesced profile sweeps
+    (ProfileKernel's chunk, profile_kernel.cpp: the footprint's units divided
+    among the grid's warps, at least one)."""
+    g = p["global"]
+    unit = max(LINE, WARP_LANES * g.get("access_bytes", 4))
+    warps = -(-p["threads_per_cta"] // WARP_LANES)
+    return unit, max(1, (g["footprint_bytes"] // unit) // (p["grid_ctas"] * warps))
+
+
 def grid_profile(rn, kernel, scale):
     """A copy at scale x the grid whose warps keep the profile's global chunk
-    (profile_kernel.cpp divides the footprint into whole-line chunks per warp:
-    scaling the grid alone would change the chunk)."""
+    (scaling the grid alone would change the chunk)."""
     def edit(p):
         grid = round(p["grid_ctas"] * scale)
-        g = p["global"]
-        if g.get("pattern", "coalesced") == "coalesced":
-            unit = max(LINE, WARP_LANES * g.get("access_bytes", 4))
-            warps = -(-p["threads_per_cta"] // WARP_LANES)
-            chunk_units = max(1, (g["footprint_bytes"] // unit) // (p["grid_ctas"] * warps))
-            g["footprint_bytes"] = chunk_units * unit * grid * warps
+        if p["global"].get("pattern", "coalesced") == "coalesced":
+            unit, lines = chunk_lines(p)
+            p["global"]["footprint_bytes"] = lines * unit * grid * -(-p["threads_per_cta"] // WARP_LANES)
         p["grid_ctas"] = grid
     return rn.profile_copy(kernel, f"{kernel}-grid-x{scale:g}", edit)
 
