@@ -11,7 +11,8 @@ Sections (--only picks some; default all):
   grids      the change at grids x0.9 .. x1.1 and x4 of the profile's, each
              warp's global chunk kept the profile's (the grid-quantization
              spread of a point)
-  waveform   SM 0 of btree (0 %, 90 %) from a VCD: how long how many warps work
+  waveform   SM 0 of btree (0 %, 90 %; the profile's grid, and x4 with the
+             memory what-ifs of dram-rows) from a VCD: how long how many warps work
   l2         nw1 / nw2 at 50 and 90 % with the L2 doubled (--set l2.size_bytes),
              srad1's "fill" what-if at 50 % with a 6 MiB L2
   dram-rows  btree / hotspot at x4 with row activation almost free (tRCD = tRP = tRAS = 1),
@@ -277,28 +278,35 @@ def vcd_series(path, wanted):
 
 def waveform(rn):
     print("== waveform: SM 0 of btree at 0 % and 90 %, time share by warps not waiting at a lock")
-    for level in (0, 0.9):
-        path = os.path.join(rn.out, "reports", f"btree-sm0-{level:g}.vcd")
-        if not os.path.exists(path):
-            subprocess.run([rn.smshare, "run", "--config", "jatala-fermi", "--kernel", "btree", "--mechanism",
-                            "regshare", "--sharing", f"{level:g}", "--scheduler", "lrr", "--vcd", path,
-                            "--vcd-sms", "0", "--quiet"], check=True, stdout=subprocess.DEVNULL)
-        wanted = ["active_warps"] + (["lock_array.waiting_warps"] if level else [])
-        series = vcd_series(path, wanted)
-        # SM 0's own run: up to its last warp (the kernel may go on on other SMs).
-        end = max(c for (_, v), (c, _) in zip(series, series[1:]) if v.get("active_warps", 0) > 0)
-        share = {}
-        for (c0, v), (c1, _) in zip(series, series[1:]):
-            if c0 < end:
-                working = v.get("active_warps", 0) - v.get("lock_array.waiting_warps", 0)
-                share[working] = share.get(working, 0) + min(c1, end) - c0
-        total = end
-        print(f"btree {level:.0%} SM 0: last warp ends at cycle {end}; share of time by working warps: "
-              + ", ".join(f"{w}: {t / total:.3f}" for w, t in sorted(share.items()) if t / total >= 0.01))
-        if level:
-            unshared = vcd_series(path, ["pair_table.unshared_ctas"])
-            ends = [c for c, v in unshared if v.get("pair_table.unshared_ctas") == 0 and c > 0]
-            print(f"    the unshared seat is last empty from cycle {ends[0] if ends else 'never'}")
+    x4 = grid_profile(rn, "btree", 4.0)
+    ideal_memory = ("dram.tRCD=1", "dram.tRP=1", "dram.tRAS=1") + BIG_L2
+    for label, profile, sets in (("profile's grid", "btree", ()), ("x4, ideal memory", x4, ideal_memory)):
+        for level in (0, 0.9):
+            tag = "grid" if not sets else "x4-ideal-memory"
+            path = os.path.join(rn.out, "reports", f"btree-{tag}-sm0-{level:g}.vcd")
+            if not os.path.exists(path):
+                cmd = [rn.smshare, "run", "--config", "jatala-fermi", "--kernel", profile, "--mechanism", "regshare",
+                       "--sharing", f"{level:g}", "--scheduler", "lrr", "--vcd", path, "--vcd-sms", "0", "--quiet"]
+                for s in sets:
+                    cmd += ["--set", s]
+                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            wanted = ["active_warps"] + (["lock_array.waiting_warps"] if level else [])
+            series = vcd_series(path, wanted)
+            # SM 0's own run: up to its last warp (the kernel may go on on other SMs).
+            end = max(c for (_, v), (c, _) in zip(series, series[1:]) if v.get("active_warps", 0) > 0)
+            share = {}
+            for (c0, v), (c1, _) in zip(series, series[1:]):
+                if c0 < end:
+                    working = v.get("active_warps", 0) - v.get("lock_array.waiting_warps", 0)
+                    share[working] = share.get(working, 0) + min(c1, end) - c0
+            mean = sum(w * t for w, t in share.items()) / end
+            print(f"btree {label} {level:.0%} SM 0: last warp ends at cycle {end}, {mean:.2f} working warps on "
+                  "average; share of time by working warps: "
+                  + ", ".join(f"{w}: {t / end:.3f}" for w, t in sorted(share.items()) if t / end >= 0.005))
+            if level:
+                unshared = vcd_series(path, ["pair_table.unshared_ctas"])
+                ends = [c for c, v in unshared if v.get("pair_table.unshared_ctas") == 0 and c > 0]
+                print(f"    the unshared seat is last empty from cycle {ends[0] if ends else 'never'}")
 
 
 SECTIONS = {"decompose": decompose, "grids": grids, "waveform": waveform, "l2": l2, "dram-rows": dram_rows,
