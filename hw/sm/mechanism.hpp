@@ -222,6 +222,9 @@ class MechanismHooks {
 
 // State one kernel's mechanism instances share across SMs (e.g. SM0's stall
 // count for dynamic warp execution). Created once per kernel by the GPU.
+// Read and written only in MechanismHooks::at_wake: with SMs ticked on
+// several host threads, an SM holding one calls at_wake in its turn, after
+// every lower SM's tick of the cycle (tick_turn.hpp), as in SM order.
 class KernelSharedState {
  public:
   virtual ~KernelSharedState() = default;

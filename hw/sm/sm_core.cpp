@@ -207,7 +207,9 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
 }
 
 bool SmCore::launch_one_cta() {
-  if (dispatcher_ == nullptr || !dispatcher_->has_next()) return false;
+  if (dispatcher_ == nullptr) return false;
+  if (turn_) turn_->await(sm_id_);  // the dispatcher deals CTAs to SMs in SM order within a cycle
+  if (!dispatcher_->has_next()) return false;
   uint32_t cta_slot = 0;
   while (cta_slot < ctas_.size() && ctas_[cta_slot].valid) ++cta_slot;
   if (cta_slot == ctas_.size()) return false;
@@ -320,6 +322,8 @@ uint64_t SmCore::tick(uint64_t cycle) {
   counts_as_active_ = had_warps;
   if (!inert_gate_) mechanism_.hooks->begin_cycle(cycle);
   if (cycle >= hook_wake_) {
+    // A mechanism's kernel-wide state is read and written here only (KernelSharedState).
+    if (turn_ && mechanism_.shared_state) turn_->await(sm_id_);
     mechanism_.hooks->at_wake(cycle,
                               {stats_.idle_cycles, stats_.stall_cycles, memory_wait_cycles_, memory_wait_idle_cycles_});
     hook_wake_ = mechanism_.hooks->next_wake();

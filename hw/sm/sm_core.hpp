@@ -40,6 +40,7 @@
 #include "hw/sm/pipeline_register.hpp"
 #include "hw/sm/scheduler_policy.hpp"
 #include "hw/sm/scratchpad.hpp"
+#include "hw/sm/tick_turn.hpp"
 
 namespace smshare {
 
@@ -184,6 +185,11 @@ class SmCore : private MechanismMemoryPort {
   // In a waveform's window tick() never skips cycles, so it shows every cycle.
   void set_cycle_by_cycle(bool on) { cycle_by_cycle_ = on; }
 
+  // With SMs ticked on several host threads: the turn the SM waits for
+  // before it touches what SMs share (tick_turn.hpp). The memory port waits
+  // for it itself.
+  void set_tick_turn(TickTurn* turn) { turn_ = turn; }
+
   // The SM's named structures, for the modules that name and trace them
   // (and for a mechanism that attaches a neighbour's register banks:
   // bank_arbitrator().attach_neighbour). The register file is the
@@ -305,6 +311,7 @@ class SmCore : private MechanismMemoryPort {
   Mechanism mechanism_;
   GlobalMemoryPort& memory_;
   CtaDispatcher* dispatcher_ = nullptr;
+  TickTurn* turn_ = nullptr;  // null: ticked on the main thread only
 
   std::vector<Warp> warps_;
   std::vector<Cta> ctas_;

@@ -95,6 +95,14 @@ uint64_t SmModule::memory_response(uint64_t token, uint64_t done_ps) {
 }
 
 uint64_t SmModule::access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) {
+  if (!turn_) return transport(line_addr, chunks, is_write, cycle, token);
+  uint64_t ready = 0;
+  auto call = [&] { ready = transport(line_addr, chunks, is_write, cycle, token); };
+  turn_->on_main_thread(sm_id_, call);
+  return ready;
+}
+
+uint64_t SmModule::transport(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) {
   payload_.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   payload_.set_address(line_addr);
   payload_.set_data_ptr(nullptr);

@@ -64,6 +64,14 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   // SmCore::kAwaitMemory when only a deferred response can wake it.
   uint64_t tick(uint64_t cycle);
 
+  // Ticked on several host threads (GpuModule, --host-threads): the SM's
+  // memory requests and its shared-state accesses wait for its turn and its
+  // requests run on the main thread (tick_turn.hpp).
+  void set_tick_turn(TickTurn* turn) {
+    turn_ = turn;
+    core_->set_tick_turn(turn);
+  }
+
   // The memory system's answer to a deferred read (dram.scheduler: frfcfs):
   // the read named `token` is entirely back at `done_ps`. Returns the cycle
   // from which the SM must be ticked (the first at or after `done_ps`).
@@ -71,6 +79,8 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
 
  private:
   uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) override;
+  // The b_transport of access(), on the main thread.
+  uint64_t transport(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token);
   // The child modules of the core's structures (in the constructor).
   void add_structures();
 
@@ -80,6 +90,7 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   std::vector<std::unique_ptr<MechanismStructureModule>> mechanism_modules_;
   tlm::tlm_generic_payload payload_;
   DeferredResponseExtension* deferral_;  // payload_'s, kept at hand
+  TickTurn* turn_ = nullptr;             // null: ticked on the main thread only
   std::vector<std::unique_ptr<StructureModule>> structures_;
 };
 

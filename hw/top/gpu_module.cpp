@@ -5,7 +5,7 @@
 namespace smshare {
 
 GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
-                     ConfiguredMechanism mechanism, const std::string& kernel_origin)
+                     ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads)
     : sc_module(name), spec_(spec), mechanism_(std::move(mechanism)), kernel_origin_(kernel_origin) {
   for (KernelSource* k : kernels) {
     KernelRecord rec;
@@ -36,9 +36,66 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
       sms_[i]->core().bank_arbitrator().attach_neighbour(
           sms_.at(static_cast<size_t>(sm_configs_[i].neighbour))->core().bank_arbitrator());
   due_.assign(spec.num_sms, SmCore::kNever);
+  if (host_threads > 1) start_host_threads(host_threads);
   // Kernel 0 is launched in start_of_simulation(); the clock runs from
   // time 0 and re-arms itself for the next cycle anything is due.
   SC_METHOD(clock_method);
+}
+
+GpuModule::~GpuModule() = default;
+
+void GpuModule::start_host_threads(unsigned host_threads) {
+  // Units: SMs joined by a neighbour's banks, widened to ranges of SM
+  // indices (a thread waits only for lower SMs, so a unit must not skip any).
+  const auto n = static_cast<uint32_t>(sms_.size());
+  std::vector<uint32_t> reach(n);  // the highest SM an SM's unit reaches
+  for (uint32_t i = 0; i < n; ++i) reach[i] = i;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int32_t nb = sm_configs_[i].neighbour;
+    if (nb < 0) continue;
+    const auto lo = std::min<uint32_t>(i, static_cast<uint32_t>(nb));
+    const auto hi = std::max<uint32_t>(i, static_cast<uint32_t>(nb));
+    reach[lo] = std::max(reach[lo], hi);
+  }
+  for (uint32_t first = 0; first < n;) {
+    uint32_t last = reach[first];
+    for (uint32_t i = first; i <= last; ++i) last = std::max(last, reach[i]);
+    units_.push_back({first, last});
+    first = last + 1;
+  }
+  unit_due_.assign(units_.size(), 0);
+  ticks_ = std::make_unique<ParallelTicks>(host_threads, n);
+  for (auto& sm : sms_) sm->set_tick_turn(ticks_.get());
+  tick_unit_ = [this](const ParallelTicks::Unit& unit) {
+    for (uint32_t i = unit.first_sm; i <= unit.last_sm; ++i) {
+      if (due_[i] == ticking_cycle_) due_[i] = sms_[i]->tick(ticking_cycle_);
+      ticks_->finished(i);
+    }
+  };
+}
+
+bool GpuModule::tick_due_sms(uint64_t cycle) {
+  uint32_t due_units = 0;
+  if (ticks_) {
+    for (size_t u = 0; u < units_.size(); ++u) {
+      bool due = false;
+      for (uint32_t i = units_[u].first_sm; i <= units_[u].last_sm && !due; ++i) due = due_[i] == cycle;
+      unit_due_[u] = due;
+      due_units += due;
+    }
+  }
+  if (due_units >= 2) {
+    ticking_cycle_ = cycle;
+    ticks_->run_cycle(units_, unit_due_, tick_unit_);
+    return true;
+  }
+  bool any_was_due = false;
+  for (uint32_t i = 0; i < sms_.size(); ++i) {
+    if (due_[i] != cycle) continue;
+    any_was_due = true;
+    due_[i] = sms_[i]->tick(cycle);
+  }
+  return any_was_due;
 }
 
 void GpuModule::clock_method() {
@@ -49,12 +106,7 @@ void GpuModule::clock_method() {
   }
   if (wave_) follow_window(cycle);
   if (memory_->defers_responses()) deliver_memory_responses(cycle);
-  bool any_was_due = false;
-  for (uint32_t i = 0; i < sms_.size(); ++i) {
-    if (due_[i] != cycle) continue;
-    any_was_due = true;
-    due_[i] = sms_[i]->tick(cycle);
-  }
+  const bool any_was_due = tick_due_sms(cycle);
   if (wave_) {
     // Every cycle the clock runs, inside the window or not: a "this cycle"
     // probe is the growth of a total since the previous call.

@@ -3,7 +3,8 @@
 // order (an SM that can do nothing sleeps until its next event), so the
 // order of memory requests within a cycle is fixed by SM index: a run gives
 // the same result whether SMs sleep through idle cycles or, in a waveform's
-// window, tick every cycle. Kernels run one after another (a stream): when
+// window, tick every cycle; and with --host-threads, whether the SMs of a
+// cycle are ticked one after another or on several host threads. Kernels run one after another (a stream): when
 // every SM has drained kernel i, kernel i+1 is launched in the next cycle,
 // its CTAs dealt round-robin over the SMs.
 #pragma once
@@ -25,6 +26,7 @@
 #include "hw/sm/occupancy.hpp"
 #include "hw/sm/sm_module.hpp"
 #include "hw/top/cta_dispatcher_module.hpp"
+#include "hw/top/parallel_ticks.hpp"
 
 namespace smshare {
 
@@ -45,8 +47,11 @@ class GpuModule : public sc_core::sc_module {
   // rejected (InputError) before any simulation. `mechanism` creates its
   // structure modules under each SM now, and builds each SM's policies at
   // every kernel launch, to which the SM binds those modules.
+  // `host_threads` > 1: the SMs due in a cycle are ticked on that many host
+  // threads (this one among them), with the same result (parallel_ticks.hpp).
   GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
-            ConfiguredMechanism mechanism, const std::string& kernel_origin);
+            ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads = 1);
+  ~GpuModule() override;
 
   // Registers the probes of the SMs `wave` traces (--vcd-sms). In the
   // window's cycles those SMs tick every cycle and the clock samples `wave`
@@ -88,6 +93,11 @@ class GpuModule : public sc_core::sc_module {
   // takes another (GPGPU-Sim's CTA issue at kernel launch).
   void launch(size_t k);
   void kernel_drained();
+  // Ticks the SMs due in `cycle` (in SM order, or on the host threads);
+  // returns whether any was.
+  bool tick_due_sms(uint64_t cycle);
+  // Builds the units and the pool of `host_threads` threads (> 1).
+  void start_host_threads(unsigned host_threads);
   uint64_t now_cycle() const;
   uint64_t total_ctas_completed() const;
   // Switches the traced SMs to ticking every cycle when `cycle` enters the
@@ -109,6 +119,14 @@ class GpuModule : public sc_core::sc_module {
   std::vector<uint64_t> due_;                 // per SM: next cycle to tick, SmCore::kNever when asleep
                                               // (kAwaitMemory: until a deferred response)
   std::vector<MemCompletion> responses_;      // scratch for deliver_memory_responses()
+  // --host-threads > 1: the pool, and the SMs as units of its work: ranges
+  // of SMs one thread ticks in order (SMs joined by a neighbour's register
+  // banks are one), with, per unit, whether it is due in the cycle ticked.
+  std::unique_ptr<ParallelTicks> ticks_;
+  std::vector<ParallelTicks::Unit> units_;
+  std::vector<uint8_t> unit_due_;
+  uint64_t ticking_cycle_ = 0;
+  std::function<void(const ParallelTicks::Unit&)> tick_unit_;
   uint64_t launch_at_ = SmCore::kNever;       // cycle the next kernel starts
   Waveform* wave_ = nullptr;                  // null: no waveform
   std::vector<uint32_t> traced_sms_;

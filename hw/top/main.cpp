@@ -168,6 +168,15 @@ const CLI::Validator kCount(
     },
     "", "count");
 
+constexpr uint64_t kMaxHostThreads = 256;
+const CLI::Validator kHostThreads(
+    [](const std::string& text) {
+      uint64_t v;
+      if (parse_count(text, v) && v >= 1 && v <= kMaxHostThreads) return std::string();
+      return "'" + text + "' is not a number of host threads (allowed: 1 to " + std::to_string(kMaxHostThreads) + ")";
+    },
+    "", "host threads");
+
 CLI::Validator one_of(std::vector<std::string> allowed) {
   return CLI::Validator(
       [allowed](const std::string& text) {
@@ -330,6 +339,11 @@ void add_run_only(CLI::App& run, Invocation& in) {
   run.add_option("--vcd-window", in.vcd_window, "trace only cycles FROM to TO (inclusive)")
       ->type_name("FROM:TO")
       ->needs(vcd);
+  run.add_option("--host-threads", in.req.host_threads,
+                 "tick the SMs on N host threads (default 1); the report is the same for every N "
+                 "(not --threads-per-cta)")
+      ->check(kHostThreads)
+      ->type_name("N");
   run.add_flag("--list-modules", in.req.list_modules, "print the SystemC module hierarchy and exit");
   run.add_flag("--quiet", in.quiet,
                "no progress line (cycles, warp-instructions, rate) on stderr; it is drawn only when stderr is a "

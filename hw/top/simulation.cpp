@@ -228,7 +228,7 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   for (const auto& [k, v] : effective) spdlog::debug("  {} = {}", k, v);
 
   check_waveform_options(options.waveform, spec);
-  GpuModule gpu("gpu", spec, kernels, mechanism, options.kernel_origin);
+  GpuModule gpu("gpu", spec, kernels, mechanism, options.kernel_origin, options.host_threads);
   std::unique_ptr<Waveform> wave;
   if (!options.waveform.path.empty()) {
     WaveformOptions w = options.waveform;
@@ -255,7 +255,9 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   if (wave) wave->close(end_cycle);
 
   RunIdentity id{mechanism.name(), spec.sm.scheduler, options.seed, options.kernel_origin, options.power_node};
-  return simulation_report(gpu, id, mechanism.hardware(spec), effective, host_seconds);
+  nlohmann::json report = simulation_report(gpu, id, mechanism.hardware(spec), effective, host_seconds);
+  report["host"]["threads"] = options.host_threads;
+  return report;
 }
 
 nlohmann::json run_simulation(const RunRequest& req) {
@@ -270,6 +272,7 @@ nlohmann::json run_simulation(const RunRequest& req) {
   options.power_node = run.power_node;
   options.effective = run.effective;
   options.progress = req.progress;
+  options.host_threads = req.host_threads;
   std::vector<KernelSource*> kernels;
   for (const auto& k : run.kernels) kernels.push_back(k.get());
   return simulate(run.spec, kernels, options);

@@ -31,6 +31,8 @@ struct RunRequest {
   bool list_modules = false;                // --list-modules: print the module hierarchy instead of running
   bool progress = false;                    // a progress line on stderr while simulating (the CLI: stderr is
                                             // a terminal and no --quiet); never changes the report
+  unsigned host_threads = 1;                // --host-threads: SMs ticked on this many host threads; never
+                                            // changes the report (but its host.threads)
 };
 
 struct GpuSpec;
@@ -47,6 +49,7 @@ struct SimulateOptions {
   // Parameters echoed into the report; the mechanism's settings are added to them.
   std::vector<std::pair<std::string, std::string>> effective;
   bool progress = false;                    // RunRequest::progress
+  unsigned host_threads = 1;                // RunRequest::host_threads
 };
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options);
 // A stream of kernels run one after another (a trace's kernel list).

@@ -674,6 +674,107 @@ def _(ctx):
     check(plain["config"]["params"]["dram.scheduler"] == "frfcfs", "the report does not show dram.scheduler")
 
 
+# --- --host-threads: the SMs of a cycle ticked on several host threads give
+# the report of ticking them one after another (host fields aside); 4 threads
+# oversubscribe the 2-core CI machine, which must change nothing either.
+
+HOST_THREADS = (2, 4)
+
+
+def same_on_host_threads(ctx, *args):
+    """Runs `args` with --host-threads 1, 2 and 4; every report must be the first's. Returns it."""
+    one = ctx.run(*args, "--host-threads", 1, "--json", timeout=300)
+    expect_rc(one, 0)
+    ref = one.json()
+    check(ref["host"]["threads"] == 1, f"host.threads is {ref['host'].get('threads')!r}")
+    for n in HOST_THREADS:
+        res = ctx.run(*args, "--host-threads", n, "--json", timeout=300)
+        expect_rc(res, 0)
+        rep = res.json()
+        check(rep["host"]["threads"] == n, f"host.threads is {rep['host'].get('threads')!r}, not {n}")
+        d = first_difference(strip_host(ref), strip_host(rep))
+        check(d is None, f"smshare {' '.join(res.args)} differs from --host-threads 1 at {d}")
+    return ref
+
+
+def run_experiment_kernels():
+    text = (REPO / "scripts" / "run_experiment.sh").read_text()
+    return re.search(r'SMSHARE_KERNELS:-([^}"]+)', text).group(1).split()
+
+
+@case("host_threads_default_experiment")
+def _(ctx):
+    # scripts/run_experiment.sh's runs, each to completion.
+    kernels = run_experiment_kernels()
+    check(len(kernels) == 5, f"run_experiment.sh's kernels: {kernels}")
+    for k in kernels:
+        r = same_on_host_threads(ctx, "run", "--config", "fermi-gtx480", "--kernel", k)
+        check(r["completed"] is True, f"{k} did not complete")
+
+
+# Each registered mechanism on the config its paper uses, small, with the
+# settings that couple SMs: DWE's SM0 reference, cross-SM groups.
+HOST_THREAD_MECHANISM_RUNS = {
+    "baseline": ("--config", "fermi-gtx480", "--kernel", "hotspot"),
+    "regshare": ("--config", "jatala-fermi", "--kernel", "backprop", "--set", "jatala.dynamic_warp_execution=true",
+                 "--set", "jatala.dwe_period_cycles=200"),
+    "spmshare": ("--config", "jatala-fermi", "--kernel", "lavamd", "--scheduler", "owf"),
+    "zorua": ("--config", "fermi-gtx480", "--kernel", "nqueens"),
+    "expars": ("--config", "fermi-gtx480", "--kernel", "btree"),
+    "occ": ("--config", "gtx580", "--kernel", "hotspot"),
+    "bal": ("--config", "gtx580", "--kernel", "hotspot"),
+    "bigsm": ("--config", "gtx580", "--kernel", "hotspot"),
+    "bigsm_occ": ("--config", "gtx580", "--kernel", "cfd-flux"),
+}
+
+
+@case("host_threads_every_mechanism")
+def _(ctx):
+    res = ctx.run("list", "mechanisms")
+    expect_rc(res, 0)
+    simulated = sorted(n for n, row in mechanism_rows(res.out).items() if row.split()[0] == "simulated")
+    check(simulated == sorted(HOST_THREAD_MECHANISM_RUNS),
+          f"registered mechanisms {simulated}; this test runs {sorted(HOST_THREAD_MECHANISM_RUNS)}: add a run")
+    for name, args in HOST_THREAD_MECHANISM_RUNS.items():
+        r = same_on_host_threads(ctx, "run", "--mechanism", name, "--ctas", 40, *args)
+        check(r["mechanism"] == name, f"ran {r['mechanism']!r}, not {name!r}")
+
+
+@case("host_threads_every_scheduler")
+def _(ctx):
+    res = ctx.run("run", "--help")
+    schedulers = re.search(r"warp scheduler: ([a-z|-]+)", res.out + res.err).group(1).split("|")
+    check(len(schedulers) >= 6, f"schedulers from the help: {schedulers}")
+    for s in schedulers:
+        r = same_on_host_threads(ctx, *SMALL, "--ctas", 40, "--scheduler", s)
+        check(r["scheduler"] == s, f"ran {r['scheduler']!r}, not {s!r}")
+
+
+@case("host_threads_trace_fcfs_and_waveform")
+def _(ctx):
+    traces = sorted(glob.glob(str(REPO / "tb" / "traces" / "*" / "kernelslist.g")))
+    check(traces, "no trace under tb/traces")
+    for t in traces:
+        same_on_host_threads(ctx, "run", "--config", "fermi-gtx480", "--trace", t)
+    same_on_host_threads(ctx, *SMALL, "--ctas", 40, "--set", "dram.scheduler=fcfs")
+    # A waveform is sampled on the main thread after the SMs ticked: the
+    # same signals with any number of threads.
+    vcds = []
+    for n in (1, 3):
+        vcd = ctx.tmp / f"t{n}.vcd"
+        res = ctx.run(*SMALL, "--ctas", 30, "--set", "gpu.num_sms=4", "--vcd", vcd, "--vcd-window", "0:3000",
+                      "--host-threads", n, "--json")
+        expect_rc(res, 0)
+        vcds.append([line for line in vcd.read_text().splitlines() if "$date" not in line])
+    check(vcds[0] == vcds[1], "the waveform with --host-threads 3 differs from the one with 1")
+
+
+@case("bad_host_threads")
+def _(ctx):
+    for bad in ("0", "abc", "-2", "257"):
+        bad_input(ctx, SMALL + ("--host-threads", bad), 2, "--host-threads", f"'{bad}'", "1 to 256")
+
+
 @case("frfcfs_scattered_loads_complete")
 def _(ctx):
     # bfs's loads are scattered (a line per lane): a load sends its lines over
