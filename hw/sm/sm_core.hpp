@@ -40,7 +40,7 @@
 #include "hw/sm/pipeline_register.hpp"
 #include "hw/sm/scheduler_policy.hpp"
 #include "hw/sm/scratchpad.hpp"
-#include "hw/sm/tick_turn.hpp"
+#include "hw/common/tick_turn.hpp"
 
 namespace smshare {
 

@@ -26,7 +26,7 @@
 #include "hw/sm/occupancy.hpp"
 #include "hw/sm/sm_module.hpp"
 #include "hw/top/cta_dispatcher_module.hpp"
-#include "hw/top/parallel_ticks.hpp"
+#include "hw/common/parallel_ticks.hpp"
 
 namespace smshare {
 

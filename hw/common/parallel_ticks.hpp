@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "hw/sm/tick_turn.hpp"
+#include "hw/common/tick_turn.hpp"
 
 namespace smshare {
 

@@ -1,4 +1,4 @@
-#include "hw/top/parallel_ticks.hpp"
+#include "hw/common/parallel_ticks.hpp"
 
 #include <stdexcept>
 

@@ -1,0 +1,164 @@
+// ParallelTicks (hw/common/parallel_ticks.hpp): the SMs of a cycle on several
+// host threads must touch shared state in SM order, run their main-thread
+// calls on the main thread, and survive an SM that throws. Fake SMs do a
+// varying amount of their own work before and after their shared step, so a
+// turn that let an SM through early would show as a log out of SM order.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "hw/common/parallel_ticks.hpp"
+
+namespace smshare {
+namespace {
+
+using Unit = ParallelTicks::Unit;
+
+// Deterministic "work" of a varying length: enough to reorder threads.
+uint64_t busy_work(uint64_t seed) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  const uint64_t n = 50 + (x >> 7) % 3000;
+  for (uint64_t i = 0; i < n; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  return x;
+}
+
+struct Scenario {
+  std::vector<Unit> units;
+  uint32_t num_sms = 0;
+};
+
+// 14 SMs: single SMs and the ranges cross-SM sharing builds (pairs, a trio).
+Scenario mixed_units() {
+  Scenario s;
+  s.units = {{0, 0}, {1, 2}, {3, 3}, {4, 6}, {7, 7}, {8, 9}, {10, 10}, {11, 11}, {12, 13}};
+  s.num_sms = 14;
+  return s;
+}
+
+// Runs `cycles` cycles with pseudo-random due SMs on `threads` threads;
+// returns, per cycle, the SMs in the order they took their shared step and
+// the order of their main-thread calls.
+struct Logs {
+  std::vector<std::vector<uint32_t>> shared, on_main, expected;
+  uint64_t calls_off_main = 0;
+};
+
+Logs run(unsigned threads, const Scenario& s, uint32_t cycles) {
+  ParallelTicks ticks(threads, s.num_sms);
+  const std::thread::id main_id = std::this_thread::get_id();
+  Logs logs;
+  std::vector<uint8_t> sm_due(s.num_sms), unit_due(s.units.size());
+  std::vector<uint32_t> shared_log, main_log;  // written only in turn, so no lock
+  std::atomic<uint64_t> sink{0};
+  uint64_t cycle = 0;
+  const std::function<void(const Unit&)> tick = [&](const Unit& u) {
+    for (uint32_t sm = u.first_sm; sm <= u.last_sm; ++sm) {
+      if (sm_due[sm]) {
+        sink += busy_work(cycle * 131 + sm);      // the SM's own work, before ...
+        ticks.await(sm);
+        shared_log.push_back(sm);                 // ... a shared step (the dispatcher), ...
+        auto call = [&] {
+          if (std::this_thread::get_id() != main_id) ++logs.calls_off_main;
+          main_log.push_back(sm);                 // ... a memory call on the main thread ...
+        };
+        ticks.on_main_thread(sm, call);
+        sink += busy_work(cycle * 137 + sm + 7);  // ... and after
+      }
+      ticks.finished(sm);
+    }
+  };
+  for (cycle = 0; cycle < cycles; ++cycle) {
+    std::vector<uint32_t> expected;
+    for (uint32_t sm = 0; sm < s.num_sms; ++sm) {
+      sm_due[sm] = busy_work(cycle * 17 + sm) % 3 != 0;
+      if (sm_due[sm]) expected.push_back(sm);
+    }
+    for (size_t u = 0; u < s.units.size(); ++u) {
+      unit_due[u] = 0;
+      for (uint32_t sm = s.units[u].first_sm; sm <= s.units[u].last_sm; ++sm) unit_due[u] |= sm_due[sm];
+    }
+    shared_log.clear();
+    main_log.clear();
+    ticks.run_cycle(s.units, unit_due, tick);
+    logs.shared.push_back(shared_log);
+    logs.on_main.push_back(main_log);
+    logs.expected.push_back(expected);
+  }
+  return logs;
+}
+
+class ParallelTicksOrder : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(ParallelTicksOrder, SharedStepsAndMainThreadCallsComeInSmOrder) {
+  const Logs logs = run(GetParam(), mixed_units(), 400);
+  EXPECT_EQ(logs.calls_off_main, 0u);
+  for (size_t c = 0; c < logs.expected.size(); ++c) {
+    ASSERT_EQ(logs.shared[c], logs.expected[c]) << "cycle " << c << ": shared steps out of SM order";
+    ASSERT_EQ(logs.on_main[c], logs.expected[c]) << "cycle " << c << ": main-thread calls out of SM order";
+  }
+}
+
+// 2 threads, and 3 and 8 (more than the CI machine's 2 cores).
+INSTANTIATE_TEST_SUITE_P(Threads, ParallelTicksOrder, ::testing::Values(2u, 3u, 8u));
+
+TEST(ParallelTicks, AnSmThatThrowsEndsTheCycleWithItsException) {
+  const Scenario s = mixed_units();
+  ParallelTicks ticks(3, s.num_sms);
+  std::vector<uint8_t> due(s.units.size(), 1);
+  std::atomic<uint32_t> ticked{0};
+  const std::function<void(const Unit&)> tick = [&](const Unit& u) {
+    for (uint32_t sm = u.first_sm; sm <= u.last_sm; ++sm) {
+      ticks.await(sm);  // SMs above the one that throws still get their turn
+      if (sm == 4) throw std::runtime_error("sm 4 failed");
+      ++ticked;
+      ticks.finished(sm);
+    }
+  };
+  EXPECT_THROW(
+      {
+        try {
+          ticks.run_cycle(s.units, due, tick);
+        } catch (const std::runtime_error& e) {
+          EXPECT_STREQ(e.what(), "sm 4 failed");
+          throw;
+        }
+      },
+      std::runtime_error);
+  // SMs 5 and 6 share SM 4's unit; every other SM ticked.
+  EXPECT_EQ(ticked.load(), s.num_sms - 3);
+  // The pool still works afterwards.
+  ticked = 0;
+  const std::function<void(const Unit&)> fine = [&](const Unit& u) {
+    for (uint32_t sm = u.first_sm; sm <= u.last_sm; ++sm) {
+      ++ticked;
+      ticks.finished(sm);
+    }
+  };
+  ticks.run_cycle(s.units, due, fine);
+  EXPECT_EQ(ticked.load(), s.num_sms);
+}
+
+TEST(ParallelTicks, AMainThreadCallThatThrowsRethrowsInTheCallingSm) {
+  ParallelTicks ticks(2, 2);
+  const std::vector<Unit> units = {{0, 0}, {1, 1}};
+  const std::vector<uint8_t> due = {1, 1};
+  std::atomic<uint32_t> caught{0};
+  const std::function<void(const Unit&)> tick = [&](const Unit& u) {
+    auto call = [] { throw std::runtime_error("memory refused"); };
+    try {
+      ticks.on_main_thread(u.first_sm, call);
+    } catch (const std::runtime_error&) {
+      ++caught;
+    }
+    ticks.finished(u.first_sm);
+  };
+  ticks.run_cycle(units, due, tick);
+  EXPECT_EQ(caught.load(), 2u);
+}
+
+}  // namespace
+}  // namespace smshare
