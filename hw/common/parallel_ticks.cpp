@@ -1,5 +1,6 @@
 #include "hw/common/parallel_ticks.hpp"
 
+#include <chrono>
 #include <stdexcept>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -10,36 +11,45 @@ namespace smshare {
 
 namespace {
 
-// Waiting for another thread: a few spins (the wait is usually shorter than
-// a context switch), then yielding, which lets an oversubscribed machine
-// (more host threads than cores) run the thread being waited for.
+// Waiting for another thread. With a core per thread, spinning: a cycle's
+// work is a few microseconds, far less than a context switch. With more
+// threads than cores, yielding: the thread waited for may need this core.
+// Either way, a thread idle for long (a kernel launch, the report, cycles
+// with one SM due) sleeps rather than burn a core.
 class Backoff {
  public:
+  explicit Backoff(bool oversubscribed) : oversubscribed_(oversubscribed) {}
   void pause() {
-    if (spins_ < kSpins) {
-      ++spins_;
+    ++waits_;
+    if (!oversubscribed_ || waits_ < kSpins) {
 #if defined(__x86_64__) || defined(__i386__)
       _mm_pause();
 #endif
     } else {
-      ++yields_;
       std::this_thread::yield();
     }
   }
-  // Long enough idle that sleeping costs less than spinning on.
-  bool long_idle() const { return yields_ > kYieldsBeforeSleep; }
+  bool long_idle() {
+    if (waits_ % kCheckEvery != 0) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (waits_ == 0 || started_ == std::chrono::steady_clock::time_point{}) started_ = now;
+    return now - started_ > kIdleBeforeSleep;
+  }
 
  private:
   static constexpr unsigned kSpins = 256;
-  static constexpr unsigned kYieldsBeforeSleep = 2000;
-  unsigned spins_ = 0;
-  unsigned yields_ = 0;
+  static constexpr unsigned kCheckEvery = 1024;
+  static constexpr std::chrono::microseconds kIdleBeforeSleep{500};
+  const bool oversubscribed_;
+  uint64_t waits_ = 0;
+  std::chrono::steady_clock::time_point started_{};
 };
 
 }  // namespace
 
 ParallelTicks::ParallelTicks(unsigned threads, uint32_t num_sms)
     : main_id_(std::this_thread::get_id()),
+      oversubscribed_(threads > std::max(1u, std::thread::hardware_concurrency())),
       finished_(new std::atomic<uint64_t>[num_sms]),
       num_sms_(num_sms) {
   for (uint32_t i = 0; i < num_sms; ++i) finished_[i].store(0, std::memory_order_relaxed);
@@ -80,7 +90,7 @@ void ParallelTicks::run_cycle(const std::vector<Unit>& units, const std::vector<
   }
   take_units(epoch);
   const auto total = static_cast<uint32_t>(due_units_.size());
-  for (Backoff b; units_done_.load(std::memory_order_acquire) < total; b.pause()) serve();
+  for (Backoff b(oversubscribed_); units_done_.load(std::memory_order_acquire) < total; b.pause()) serve();
   in_cycle_ = false;
   if (error_) {
     std::exception_ptr e = error_;
@@ -114,7 +124,7 @@ void ParallelTicks::take_units(uint64_t epoch) {
 void ParallelTicks::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
-    Backoff b;
+    Backoff b(oversubscribed_);
     while (epoch_.load(std::memory_order_acquire) == seen && !stop_.load(std::memory_order_relaxed)) {
       if (!b.long_idle()) {
         b.pause();
@@ -135,7 +145,7 @@ void ParallelTicks::await(uint32_t sm) {
   if (on_main() && !in_cycle_) return;  // a serial cycle, or a kernel launch
   const uint64_t epoch = epoch_.load(std::memory_order_relaxed);
   for (uint32_t lower = 0; lower < sm; ++lower) {
-    for (Backoff b; finished_[lower].load(std::memory_order_acquire) != epoch; b.pause())
+    for (Backoff b(oversubscribed_); finished_[lower].load(std::memory_order_acquire) != epoch; b.pause())
       if (on_main()) serve();  // the SM being waited for may be asking the main thread
   }
 }
@@ -148,7 +158,7 @@ void ParallelTicks::on_main_thread(uint32_t sm, CallRef call) {
   }
   served_.store(false, std::memory_order_relaxed);
   posted_.store(&call, std::memory_order_release);
-  for (Backoff b; !served_.load(std::memory_order_acquire);) b.pause();
+  for (Backoff b(oversubscribed_); !served_.load(std::memory_order_acquire);) b.pause();
   if (served_error_) {
     std::exception_ptr e = served_error_;
     served_error_ = nullptr;

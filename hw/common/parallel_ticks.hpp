@@ -59,6 +59,7 @@ class ParallelTicks final : public TickTurn {
   bool on_main() const { return std::this_thread::get_id() == main_id_; }
 
   const std::thread::id main_id_;
+  const bool oversubscribed_;  // more threads than the host has cores
   std::vector<std::thread> workers_;
   // Per SM: the epoch (ticked cycle's number) in which it finished.
   std::unique_ptr<std::atomic<uint64_t>[]> finished_;
