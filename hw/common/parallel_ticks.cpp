@@ -11,17 +11,17 @@ namespace smshare {
 
 namespace {
 
-// Waiting for another thread. With a core per thread, spinning: a cycle's
-// work is a few microseconds, far less than a context switch. With more
-// threads than cores, yielding: the thread waited for may need this core.
-// Either way, a thread idle for long (a kernel launch, the report, cycles
+// Waiting for another thread: spinning first (a cycle's work is a few
+// microseconds, less than a context switch), then yielding (the thread
+// waited for may have lost its core: more threads than cores, or a busy
+// machine), and a worker idle for long (a kernel launch, the report, cycles
 // with one SM due) sleeps rather than burn a core.
 class Backoff {
  public:
-  explicit Backoff(bool oversubscribed) : oversubscribed_(oversubscribed) {}
+  explicit Backoff(bool oversubscribed) : spin_for_(oversubscribed ? kSpinOversubscribed : kSpin) {}
   void pause() {
-    ++waits_;
-    if (!oversubscribed_ || waits_ < kSpins) {
+    if (waits_++ % kCheckEvery == 0) elapsed_ = std::chrono::steady_clock::now() - start_;
+    if (elapsed_ < spin_for_) {
 #if defined(__x86_64__) || defined(__i386__)
       _mm_pause();
 #endif
@@ -29,31 +29,28 @@ class Backoff {
       std::this_thread::yield();
     }
   }
-  bool long_idle() {
-    if (waits_ % kCheckEvery != 0) return false;
-    const auto now = std::chrono::steady_clock::now();
-    if (waits_ == 0 || started_ == std::chrono::steady_clock::time_point{}) started_ = now;
-    return now - started_ > kIdleBeforeSleep;
-  }
+  bool long_idle() const { return elapsed_ > kIdleBeforeSleep; }
 
  private:
-  static constexpr unsigned kSpins = 256;
-  static constexpr unsigned kCheckEvery = 1024;
-  static constexpr std::chrono::microseconds kIdleBeforeSleep{500};
-  const bool oversubscribed_;
+  static constexpr std::chrono::microseconds kSpin{50};
+  static constexpr std::chrono::microseconds kSpinOversubscribed{2};
+  static constexpr std::chrono::microseconds kIdleBeforeSleep{1000};
+  static constexpr unsigned kCheckEvery = 64;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  const std::chrono::nanoseconds spin_for_;
+  std::chrono::nanoseconds elapsed_{0};
   uint64_t waits_ = 0;
-  std::chrono::steady_clock::time_point started_{};
 };
 
 }  // namespace
 
 ParallelTicks::ParallelTicks(unsigned threads, uint32_t num_sms)
     : main_id_(std::this_thread::get_id()),
+      threads_(threads),
       oversubscribed_(threads > std::max(1u, std::thread::hardware_concurrency())),
-      finished_(new std::atomic<uint64_t>[num_sms]),
+      finished_(new FinishedEpoch[num_sms]),
       num_sms_(num_sms) {
-  for (uint32_t i = 0; i < num_sms; ++i) finished_[i].store(0, std::memory_order_relaxed);
-  for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this] { worker_loop(); });
+  for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
 }
 
 ParallelTicks::~ParallelTicks() {
@@ -76,11 +73,9 @@ void ParallelTicks::run_cycle(const std::vector<Unit>& units, const std::vector<
       due_units_.push_back(u);
     } else {
       for (uint32_t sm = units[u].first_sm; sm <= units[u].last_sm; ++sm)
-        finished_[sm].store(epoch, std::memory_order_relaxed);
+        finished_[sm].epoch.store(epoch, std::memory_order_relaxed);
     }
   }
-  if (due_units_.size() > 0xFFFF) throw std::logic_error("ParallelTicks: more than 65535 units in a cycle");
-  claims_.store((epoch & 0xFFFFFFFFull) << 32 | uint64_t{due_units_.size()} << 16, std::memory_order_release);
   units_done_.store(0, std::memory_order_relaxed);
   in_cycle_ = true;
   epoch_.store(epoch, std::memory_order_seq_cst);  // publishes everything above to the workers
@@ -88,7 +83,7 @@ void ParallelTicks::run_cycle(const std::vector<Unit>& units, const std::vector<
     std::lock_guard<std::mutex> lock(sleep_mutex_);
     wake_.notify_all();
   }
-  take_units(epoch);
+  take_units(0);
   const auto total = static_cast<uint32_t>(due_units_.size());
   for (Backoff b(oversubscribed_); units_done_.load(std::memory_order_acquire) < total; b.pause()) serve();
   in_cycle_ = false;
@@ -99,15 +94,10 @@ void ParallelTicks::run_cycle(const std::vector<Unit>& units, const std::vector<
   }
 }
 
-void ParallelTicks::take_units(uint64_t epoch) {
-  for (;;) {
-    uint64_t c = claims_.load(std::memory_order_acquire);
-    const uint64_t taken = c & 0xFFFF;
-    if (c >> 32 != (epoch & 0xFFFFFFFFull) || taken == (c >> 16 & 0xFFFF)) return;
-    if (!claims_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) continue;
-    // The unit stays this cycle's until it is done: the main thread starts
-    // the next cycle only when every unit is.
-    const Unit& unit = (*units_)[due_units_[taken]];
+void ParallelTicks::take_units(unsigned thread) {
+  for (const uint32_t u : due_units_) {
+    if (u % threads_ != thread) continue;
+    const Unit& unit = (*units_)[u];
     try {
       (*tick_unit_)(unit);
     } catch (...) {
@@ -117,11 +107,11 @@ void ParallelTicks::take_units(uint64_t epoch) {
     // Also after an exception: the SMs above must not wait for this unit's.
     for (uint32_t sm = unit.first_sm; sm <= unit.last_sm; ++sm) finished(sm);
     units_done_.fetch_add(1, std::memory_order_release);
-    if (on_main()) serve();
+    if (thread == 0) serve();
   }
 }
 
-void ParallelTicks::worker_loop() {
+void ParallelTicks::worker_loop(unsigned thread) {
   uint64_t seen = 0;
   for (;;) {
     Backoff b(oversubscribed_);
@@ -137,7 +127,7 @@ void ParallelTicks::worker_loop() {
     }
     if (stop_.load()) return;
     seen = epoch_.load(std::memory_order_acquire);
-    take_units(seen);
+    take_units(thread);
   }
 }
 
@@ -145,7 +135,7 @@ void ParallelTicks::await(uint32_t sm) {
   if (on_main() && !in_cycle_) return;  // a serial cycle, or a kernel launch
   const uint64_t epoch = epoch_.load(std::memory_order_relaxed);
   for (uint32_t lower = 0; lower < sm; ++lower) {
-    for (Backoff b(oversubscribed_); finished_[lower].load(std::memory_order_acquire) != epoch; b.pause())
+    for (Backoff b(oversubscribed_); finished_[lower].epoch.load(std::memory_order_acquire) != epoch; b.pause())
       if (on_main()) serve();  // the SM being waited for may be asking the main thread
   }
 }
@@ -176,6 +166,39 @@ void ParallelTicks::serve() {
     served_error_ = std::current_exception();
   }
   served_.store(true, std::memory_order_release);
+}
+
+void ParallelPace::record(uint64_t sm_ticks) {
+  ++cycles_;
+  parallel_cycles_ += parallel_;
+  stretch_ticks_ += sm_ticks;
+  if (++stretch_cycles_ < kStretch) return;
+  // A stretch is timed from the previous one's end (the first from its
+  // first cycle's end): either way, what the clock does between the
+  // recorded cycles is the same.
+  const auto now = std::chrono::steady_clock::now();
+  if (stretch_start_ != std::chrono::steady_clock::time_point{}) {
+    const double ns = std::chrono::duration<double, std::nano>(now - stretch_start_).count();
+    ns_per_tick_[parallel_] = ns / static_cast<double>(stretch_ticks_);
+  }
+  stretch_start_ = now;
+  stretch_cycles_ = 0;
+  stretch_ticks_ = 0;
+  if (ns_per_tick_[0] == 0 || ns_per_tick_[1] == 0) {
+    parallel_ = ns_per_tick_[1] == 0;  // measure the way not measured yet
+    return;
+  }
+  const bool parallel_is_faster = ns_per_tick_[1] < ns_per_tick_[0];
+  if (probing_) {
+    // The slower way was measured again: while it stays slower, measure it
+    // ever more rarely (a probe can cost much on a busy host).
+    probing_ = false;
+    probe_every_ = parallel_ == parallel_is_faster ? kProbeEvery : std::min(2 * probe_every_, kProbeEveryMax);
+  }
+  // Now and then the slower way again: the host's load may have changed.
+  probing_ = ++stretches_since_probe_ >= probe_every_;
+  if (probing_) stretches_since_probe_ = 0;
+  parallel_ = probing_ ? !parallel_is_faster : parallel_is_faster;
 }
 
 }  // namespace smshare

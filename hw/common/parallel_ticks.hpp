@@ -6,11 +6,15 @@
 //
 // Work is dealt in units: a range of SMs one thread ticks in order. SMs that
 // reach into each other's state (cross-SM sharing's borrowed register banks)
-// are one unit. Units are taken in SM order, so an SM waiting for its turn
-// only ever waits for SMs that some thread is already ticking: no deadlock.
+// are one unit. Unit u is always ticked by thread u mod threads, so an SM's
+// state stays in one core's caches (dealing units to whichever thread is
+// free moved every SM between cores each cycle, and 2 threads ran slower
+// than 1). Each thread ticks its units in SM order, so the lowest SM not
+// finished is always being ticked, and turns cannot deadlock.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -22,6 +26,38 @@
 #include "hw/common/tick_turn.hpp"
 
 namespace smshare {
+
+// Whether to tick a cycle's SMs on the threads or on this one: whichever is
+// faster on this host now, measured as host time per SM tick over stretches
+// of cycles, each way in turn (a busy machine, where a thread waits for a
+// core at every cycle, or cycles with little work per SM can make the
+// threads slower). The report is the same either way, so the choice is free
+// to follow the host.
+class ParallelPace {
+ public:
+  bool parallel() const { return parallel_; }
+  // A cycle with `sm_ticks` SMs due was ticked the way parallel() said.
+  void record(uint64_t sm_ticks);
+  uint64_t parallel_cycles() const { return parallel_cycles_; }
+  uint64_t cycles() const { return cycles_; }  // cycles recorded
+
+ private:
+  static constexpr uint32_t kStretch = 256;  // cycles per measurement
+  // Stretches the faster way per stretch the other way (a probe), doubling
+  // while probes find the other way slower.
+  static constexpr uint32_t kProbeEvery = 8;
+  static constexpr uint32_t kProbeEveryMax = 512;
+  uint32_t probe_every_ = kProbeEvery;
+  bool probing_ = false;
+  bool parallel_ = true;
+  double ns_per_tick_[2] = {0, 0};  // [serial, parallel]; 0: not measured yet
+  uint32_t stretch_cycles_ = 0;
+  uint64_t stretch_ticks_ = 0;
+  uint32_t stretches_since_probe_ = 0;
+  std::chrono::steady_clock::time_point stretch_start_{};
+  uint64_t parallel_cycles_ = 0;
+  uint64_t cycles_ = 0;
+};
 
 class ParallelTicks final : public TickTurn {
  public:
@@ -45,24 +81,31 @@ class ParallelTicks final : public TickTurn {
   void run_cycle(const std::vector<Unit>& units, const std::vector<uint8_t>& due,
                  const std::function<void(const Unit&)>& tick_unit);
   // SM `sm` has finished the cycle: no more shared state from it.
-  void finished(uint32_t sm) { finished_[sm].store(epoch_.load(std::memory_order_relaxed), std::memory_order_release); }
+  void finished(uint32_t sm) {
+    finished_[sm].epoch.store(epoch_.load(std::memory_order_relaxed), std::memory_order_release);
+  }
 
   void await(uint32_t sm) override;
   void on_main_thread(uint32_t sm, CallRef call) override;
 
  private:
-  void worker_loop();
-  // Ticks units of cycle `epoch` until none is left to take (any thread).
-  void take_units(uint64_t epoch);
+  void worker_loop(unsigned thread);
+  // Ticks the cycle's due units that are thread `thread`'s (0: the main thread).
+  void take_units(unsigned thread);
   // Main thread: runs the call a worker's SM posted, if any.
   void serve();
   bool on_main() const { return std::this_thread::get_id() == main_id_; }
 
   const std::thread::id main_id_;
+  const unsigned threads_;
   const bool oversubscribed_;  // more threads than the host has cores
   std::vector<std::thread> workers_;
   // Per SM: the epoch (ticked cycle's number) in which it finished.
-  std::unique_ptr<std::atomic<uint64_t>[]> finished_;
+  // (A cache line each: threads finishing neighbouring SMs do not contend.)
+  struct alignas(64) FinishedEpoch {
+    std::atomic<uint64_t> epoch{0};
+  };
+  std::unique_ptr<FinishedEpoch[]> finished_;
   const uint32_t num_sms_;
 
   // The cycle being ticked (read by workers after epoch_ changes).
@@ -71,11 +114,6 @@ class ParallelTicks final : public TickTurn {
   const std::vector<Unit>* units_ = nullptr;
   std::vector<uint32_t> due_units_;  // indices into *units_, in SM order
   const std::function<void(const Unit&)>* tick_unit_ = nullptr;
-  // The cycle's claims on its due units: (epoch mod 2^32) << 32 | due units
-  // << 16 | units taken. A thread takes a unit by raising the count with
-  // the epoch it was woken for: a worker that wakes after its cycle ended
-  // takes nothing of the next one's half-written list.
-  std::atomic<uint64_t> claims_{0};
   std::atomic<uint32_t> units_done_{0};
   std::atomic<bool> stop_{false};
 

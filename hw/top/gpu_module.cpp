@@ -64,29 +64,34 @@ void GpuModule::start_host_threads(unsigned host_threads) {
     first = last + 1;
   }
   unit_due_.assign(units_.size(), 0);
+  next_due_.reset(new NextDue[n]);
   ticks_ = std::make_unique<ParallelTicks>(host_threads, n);
   for (auto& sm : sms_) sm->set_tick_turn(ticks_.get());
   tick_unit_ = [this](const ParallelTicks::Unit& unit) {
     for (uint32_t i = unit.first_sm; i <= unit.last_sm; ++i) {
-      if (due_[i] == ticking_cycle_) due_[i] = sms_[i]->tick(ticking_cycle_);
+      if (due_[i] == ticking_cycle_) next_due_[i].cycle = sms_[i]->tick(ticking_cycle_);
       ticks_->finished(i);
     }
   };
 }
 
 bool GpuModule::tick_due_sms(uint64_t cycle) {
-  uint32_t due_units = 0;
+  uint32_t due_units = 0, due_sms = 0;
   if (ticks_) {
     for (size_t u = 0; u < units_.size(); ++u) {
-      bool due = false;
-      for (uint32_t i = units_[u].first_sm; i <= units_[u].last_sm && !due; ++i) due = due_[i] == cycle;
-      unit_due_[u] = due;
-      due_units += due;
+      uint32_t due = 0;
+      for (uint32_t i = units_[u].first_sm; i <= units_[u].last_sm; ++i) due += due_[i] == cycle;
+      unit_due_[u] = due > 0;
+      due_units += due > 0;
+      due_sms += due;
     }
   }
-  if (due_units >= 2) {
+  if (due_units >= 2 && pace_.parallel()) {
     ticking_cycle_ = cycle;
     ticks_->run_cycle(units_, unit_due_, tick_unit_);
+    for (uint32_t i = 0; i < sms_.size(); ++i)
+      if (due_[i] == cycle) due_[i] = next_due_[i].cycle;
+    pace_.record(due_sms);
     return true;
   }
   bool any_was_due = false;
@@ -95,6 +100,7 @@ bool GpuModule::tick_due_sms(uint64_t cycle) {
     any_was_due = true;
     due_[i] = sms_[i]->tick(cycle);
   }
+  if (due_units >= 2) pace_.record(due_sms);
   return any_was_due;
 }
 

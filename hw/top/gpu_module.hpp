@@ -78,6 +78,9 @@ class GpuModule : public sc_core::sc_module {
   // report's `cycles`.
   uint64_t end_cycle() const;
   size_t kernels_launched() const { return next_kernel_; }  // the one running is the last of them
+  // --host-threads: cycles with SMs of two or more units due, and how many
+  // of them were ticked on the threads (ParallelPace); both 0 with one thread.
+  const ParallelPace& parallel_pace() const { return pace_; }
 
  private:
   SC_HAS_PROCESS(GpuModule);
@@ -126,6 +129,14 @@ class GpuModule : public sc_core::sc_module {
   std::vector<ParallelTicks::Unit> units_;
   std::vector<uint8_t> unit_due_;
   uint64_t ticking_cycle_ = 0;
+  // What the threads' ticks return, a cache line per SM (due_ is read by
+  // the clock every cycle; threads writing neighbouring entries of it would
+  // contend), copied into due_ after the cycle.
+  struct alignas(64) NextDue {
+    uint64_t cycle = 0;
+  };
+  std::unique_ptr<NextDue[]> next_due_;
+  ParallelPace pace_;  // whether the threads are faster now
   std::function<void(const ParallelTicks::Unit&)> tick_unit_;
   uint64_t launch_at_ = SmCore::kNever;       // cycle the next kernel starts
   Waveform* wave_ = nullptr;                  // null: no waveform

@@ -257,6 +257,8 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   RunIdentity id{mechanism.name(), spec.sm.scheduler, options.seed, options.kernel_origin, options.power_node};
   nlohmann::json report = simulation_report(gpu, id, mechanism.hardware(spec), effective, host_seconds);
   report["host"]["threads"] = options.host_threads;
+  report["host"]["cycles_with_several_sms_due"] = gpu.parallel_pace().cycles();
+  report["host"]["cycles_ticked_on_threads"] = gpu.parallel_pace().parallel_cycles();
   return report;
 }
 
