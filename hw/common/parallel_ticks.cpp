@@ -49,6 +49,7 @@ ParallelTicks::ParallelTicks(unsigned threads, uint32_t num_sms)
       threads_(threads),
       oversubscribed_(threads > std::max(1u, std::thread::hardware_concurrency())),
       finished_(new FinishedEpoch[num_sms]),
+      worker_epoch_(new FinishedEpoch[threads]),
       num_sms_(num_sms) {
   for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
 }
@@ -65,6 +66,9 @@ ParallelTicks::~ParallelTicks() {
 void ParallelTicks::run_cycle(const std::vector<Unit>& units, const std::vector<uint8_t>& due,
                               const std::function<void(const Unit&)>& tick_unit) {
   const uint64_t epoch = epoch_.load(std::memory_order_relaxed) + 1;
+  // A worker with no unit in the last cycle may still be reading its list.
+  for (unsigned t = 1; t < threads_; ++t)
+    for (Backoff b(oversubscribed_); worker_epoch_[t].epoch.load(std::memory_order_acquire) < epoch - 1;) b.pause();
   units_ = &units;
   tick_unit_ = &tick_unit;
   due_units_.clear();
@@ -128,6 +132,9 @@ void ParallelTicks::worker_loop(unsigned thread) {
     if (stop_.load()) return;
     seen = epoch_.load(std::memory_order_acquire);
     take_units(thread);
+    // Done with this cycle's list (even with no unit in it): the main thread
+    // may write the next one.
+    worker_epoch_[thread].epoch.store(seen, std::memory_order_release);
   }
 }
 
@@ -170,7 +177,8 @@ void ParallelTicks::serve() {
 
 void ParallelPace::record(uint64_t sm_ticks) {
   ++cycles_;
-  parallel_cycles_ += parallel_;
+  parallel_cycles_ += parallel();
+  if (always_) return;
   stretch_ticks_ += sm_ticks;
   if (++stretch_cycles_ < kStretch) return;
   // A stretch is timed from the previous one's end (the first from its

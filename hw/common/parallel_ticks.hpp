@@ -35,7 +35,10 @@ namespace smshare {
 // to follow the host.
 class ParallelPace {
  public:
-  bool parallel() const { return parallel_; }
+  bool parallel() const { return always_ || parallel_; }
+  // Ticks every such cycle on the threads, however slow (tests of the
+  // threads' result; the bench's efficiency figures).
+  void always_parallel() { always_ = true; }
   // A cycle with `sm_ticks` SMs due was ticked the way parallel() said.
   void record(uint64_t sm_ticks);
   uint64_t parallel_cycles() const { return parallel_cycles_; }
@@ -49,6 +52,7 @@ class ParallelPace {
   static constexpr uint32_t kProbeEveryMax = 512;
   uint32_t probe_every_ = kProbeEvery;
   bool probing_ = false;
+  bool always_ = false;
   bool parallel_ = true;
   double ns_per_tick_[2] = {0, 0};  // [serial, parallel]; 0: not measured yet
   uint32_t stretch_cycles_ = 0;
@@ -106,6 +110,8 @@ class ParallelTicks final : public TickTurn {
     std::atomic<uint64_t> epoch{0};
   };
   std::unique_ptr<FinishedEpoch[]> finished_;
+  // Per worker: the last cycle whose list of due units it is done reading.
+  std::unique_ptr<FinishedEpoch[]> worker_epoch_;
   const uint32_t num_sms_;
 
   // The cycle being ticked (read by workers after epoch_ changes).

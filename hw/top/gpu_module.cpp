@@ -1,6 +1,8 @@
 #include "hw/top/gpu_module.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 namespace smshare {
 
@@ -66,6 +68,10 @@ void GpuModule::start_host_threads(unsigned host_threads) {
   unit_due_.assign(units_.size(), 0);
   next_due_.reset(new NextDue[n]);
   ticks_ = std::make_unique<ParallelTicks>(host_threads, n);
+  // SMSHARE_HOST_THREADS_ALWAYS=1: every cycle with SMs of two units due on
+  // the threads, however slow (the tests of their result, the bench).
+  if (const char* always = std::getenv("SMSHARE_HOST_THREADS_ALWAYS"); always && std::string(always) == "1")
+    pace_.always_parallel();
   for (auto& sm : sms_) sm->set_tick_turn(ticks_.get());
   tick_unit_ = [this](const ParallelTicks::Unit& unit) {
     for (uint32_t i = unit.first_sm; i <= unit.last_sm; ++i) {

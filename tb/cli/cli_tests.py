@@ -682,16 +682,21 @@ HOST_THREADS = (2, 4)
 
 
 def same_on_host_threads(ctx, *args):
-    """Runs `args` with --host-threads 1, 2 and 4; every report must be the first's. Returns it."""
-    one = ctx.run(*args, "--host-threads", 1, "--json", timeout=300)
+    """Runs `args` with --host-threads 1, 2 and 4; every report must be the first's. Returns it.
+    SMSHARE_HOST_THREADS_ALWAYS=1: every cycle with two units due goes to the threads (else a busy
+    CI machine could have the run tick them one after another, which would test nothing)."""
+    env = dict(os.environ, SMSHARE_HOST_THREADS_ALWAYS="1")
+    one = ctx.run(*args, "--host-threads", 1, "--json", timeout=300, env=env)
     expect_rc(one, 0)
     ref = one.json()
     check(ref["host"]["threads"] == 1, f"host.threads is {ref['host'].get('threads')!r}")
     for n in HOST_THREADS:
-        res = ctx.run(*args, "--host-threads", n, "--json", timeout=300)
+        res = ctx.run(*args, "--host-threads", n, "--json", timeout=300, env=env)
         expect_rc(res, 0)
         rep = res.json()
         check(rep["host"]["threads"] == n, f"host.threads is {rep['host'].get('threads')!r}, not {n}")
+        check(rep["host"]["cycles_ticked_on_threads"] == rep["host"]["cycles_with_several_sms_due"] > 0,
+              f"not every cycle with several SMs due went to the threads: {rep['host']}")
         d = first_difference(strip_host(ref), strip_host(rep))
         check(d is None, f"smshare {' '.join(res.args)} differs from --host-threads 1 at {d}")
     return ref
@@ -763,7 +768,7 @@ def _(ctx):
     for n in (1, 3):
         vcd = ctx.tmp / f"t{n}.vcd"
         res = ctx.run(*SMALL, "--ctas", 30, "--set", "gpu.num_sms=4", "--vcd", vcd, "--vcd-window", "0:3000",
-                      "--host-threads", n, "--json")
+                      "--host-threads", n, "--json", env=dict(os.environ, SMSHARE_HOST_THREADS_ALWAYS="1"))
         expect_rc(res, 0)
         vcds.append([line for line in vcd.read_text().splitlines() if "$date" not in line])
     check(vcds[0] == vcds[1], "the waveform with --host-threads 3 differs from the one with 1")
