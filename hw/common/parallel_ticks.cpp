@@ -1,5 +1,6 @@
 #include "hw/common/parallel_ticks.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -48,9 +49,8 @@ ParallelTicks::ParallelTicks(unsigned threads, uint32_t num_sms)
     : main_id_(std::this_thread::get_id()),
       threads_(threads),
       oversubscribed_(threads > std::max(1u, std::thread::hardware_concurrency())),
-      finished_(new FinishedEpoch[num_sms]),
-      worker_epoch_(new FinishedEpoch[threads]),
-      num_sms_(num_sms) {
+      finished_(new PaddedEpoch[num_sms]),
+      worker_epoch_(new PaddedEpoch[threads]) {
   for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
 }
 

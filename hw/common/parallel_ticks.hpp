@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -104,15 +105,14 @@ class ParallelTicks final : public TickTurn {
   const unsigned threads_;
   const bool oversubscribed_;  // more threads than the host has cores
   std::vector<std::thread> workers_;
-  // Per SM: the epoch (ticked cycle's number) in which it finished.
-  // (A cache line each: threads finishing neighbouring SMs do not contend.)
-  struct alignas(64) FinishedEpoch {
+  // A cache line each: threads storing neighbouring ones do not contend.
+  struct alignas(64) PaddedEpoch {
     std::atomic<uint64_t> epoch{0};
   };
-  std::unique_ptr<FinishedEpoch[]> finished_;
+  // Per SM: the epoch (ticked cycle's number) in which it finished.
+  std::unique_ptr<PaddedEpoch[]> finished_;
   // Per worker: the last cycle whose list of due units it is done reading.
-  std::unique_ptr<FinishedEpoch[]> worker_epoch_;
-  const uint32_t num_sms_;
+  std::unique_ptr<PaddedEpoch[]> worker_epoch_;
 
   // The cycle being ticked (read by workers after epoch_ changes).
   std::atomic<uint64_t> epoch_{0};
