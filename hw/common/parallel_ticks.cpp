@@ -150,10 +150,12 @@ void ParallelTicks::await(uint32_t sm) {
 void ParallelTicks::on_main_thread(uint32_t sm, CallRef call) {
   await(sm);
   if (on_main()) {
+    if (in_cycle_ && before_main_call_) before_main_call_(sm);
     call();
     return;
   }
   served_.store(false, std::memory_order_relaxed);
+  posted_sm_ = sm;
   posted_.store(&call, std::memory_order_release);
   for (Backoff b(oversubscribed_); !served_.load(std::memory_order_acquire);) b.pause();
   if (served_error_) {
@@ -168,6 +170,7 @@ void ParallelTicks::serve() {
   if (!call) return;
   posted_.store(nullptr, std::memory_order_relaxed);
   try {
+    if (before_main_call_) before_main_call_(posted_sm_);
     (*call)();
   } catch (...) {
     served_error_ = std::current_exception();

@@ -92,6 +92,10 @@ class ParallelTicks final : public TickTurn {
 
   void await(uint32_t sm) override;
   void on_main_thread(uint32_t sm, CallRef call) override;
+  bool answers_later() const override { return in_cycle_; }
+  // Called on the main thread before a call for SM `sm` (the GPU books the
+  // requests left for later by the SMs up to `sm`).
+  void before_main_calls(std::function<void(uint32_t sm)> book) { before_main_call_ = std::move(book); }
 
  private:
   void worker_loop(unsigned thread);
@@ -116,7 +120,10 @@ class ParallelTicks final : public TickTurn {
 
   // The cycle being ticked (read by workers after epoch_ changes).
   std::atomic<uint64_t> epoch_{0};
-  bool in_cycle_ = false;  // only the main thread reads it outside a cycle
+  // Written by the main thread only between cycles; workers read it inside
+  // one (after the epoch that publishes it).
+  bool in_cycle_ = false;
+  std::function<void(uint32_t sm)> before_main_call_;
   const std::vector<Unit>* units_ = nullptr;
   std::vector<uint32_t> due_units_;  // indices into *units_, in SM order
   const std::function<void(const Unit&)>* tick_unit_ = nullptr;
@@ -126,6 +133,7 @@ class ParallelTicks final : public TickTurn {
   // A worker's SM asking the main thread to run a call (one at a time: only
   // the lowest SM still ticking has its turn).
   std::atomic<const CallRef*> posted_{nullptr};
+  uint32_t posted_sm_ = 0;  // the SM whose call it is (published with posted_)
   std::atomic<bool> served_{false};
   std::exception_ptr served_error_;
 

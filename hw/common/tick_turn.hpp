@@ -37,8 +37,14 @@ class TickTurn {
   // once when the cycle is not ticked in parallel.
   virtual void await(uint32_t sm) = 0;
   // In `sm`'s turn, runs `call` on the main thread (directly when this is
-  // it) and returns when it has run, rethrowing what it threw.
+  // it) and returns when it has run, rethrowing what it threw. Before it,
+  // the requests the lower SMs and `sm` left for later this cycle are booked
+  // (their order in the memory system is SM order).
   virtual void on_main_thread(uint32_t sm, CallRef call) = 0;
+  // Whether the cycle is ticked in parallel: an SM then leaves its memory
+  // requests for the main thread to book after the SMs' ticks, in SM order,
+  // where it can take the answers after its tick (GlobalMemoryPort::kLater).
+  virtual bool answers_later() const = 0;
 };
 
 }  // namespace smshare

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "hw/sm/memory_access.hpp"
 
@@ -146,6 +147,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       scratchpad_(spec_, arbitrator_),
       l1d_(gpu.l1),
       icache_(gpu.icache) {
+  answers_later_ok_ = spec_.ldst_transactions_per_cycle == 1 && spec_.fetch_per_cycle == 1;
   for (auto& w : warps_) w.ibuffer.resize(spec_.ibuffer_entries);
   fetch_wanted_slots_.assign((warps_.size() + 63) / 64, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Sp)].assign(spec_.sp_units, 0);
@@ -367,7 +369,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   if (!fill_waits_.empty()) note_wake(fill_waits_.top().ready);
   const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
   const bool hook_wait = hook_wake_ != kNever && mechanism_.hooks->wake_ends_a_wait();
-  if (wake_hint_ == kNever && !time_wait && !hook_wait && reads_in_flight_ == 0) {
+  if (wake_hint_ == kNever && !time_wait && !hook_wait && reads_in_flight_ == 0 && later_.empty()) {
     // A policy that keeps state (two-level, LTLWS) demotes a warp whose
     // refusal it was shown and takes it back in a later order, and sees a
     // refusal of this cycle only in the next: its next order may try a
@@ -432,7 +434,12 @@ void SmCore::writeback() {
 }
 
 void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency) {
-  Completion c{cycle + result_to_writeback_, completion_seq_++, warp, {kNoReg, kNoReg}, 0, long_latency};
+  schedule_completion(warp, inst, cycle, long_latency, completion_seq_++);
+}
+
+void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency,
+                                 uint64_t seq) {
+  Completion c{cycle + result_to_writeback_, seq, warp, {kNoReg, kNoReg}, 0, long_latency};
   for (uint8_t i = 0; i < inst.num_dst; ++i)
     if (inst.dst[i] != kNoReg) c.dst[c.num_dst++] = inst.dst[i];
   completions_.push(c);
@@ -501,7 +508,13 @@ void SmCore::ldst_step() {
       if (l1.hit) continue;
       // One request for the line's missing sectors.
       const uint32_t token = next_read_token();
-      const uint64_t ready = memory_.access(line, l1.missing, false, now_, token);
+      const uint64_t ready = access_memory(line, l1.missing, false, token);
+      if (ready == GlobalMemoryPort::kLater) {
+        take_read_token(token);
+        later_.push_back({LaterAnswer::Use::LoadLine, token, 0, line, l1.missing, 0});
+        ++ldst_.later_lines;
+        continue;
+      }
       if (ready == GlobalMemoryPort::kDeferred) {
         open_read(token, /*icache=*/false, line, l1.missing);
         l1d_.fill_requested(line, l1.missing, token);
@@ -514,7 +527,8 @@ void SmCore::ldst_step() {
       // Fermi's L1 is write-evict for global stores: stores go to L2.
       stats_.global_store_lines++;
       l1d_.store(line);
-      memory_.access(line, sectors, true, now_, 0);  // a write is never deferred
+      // A write is never deferred, and nothing waits for its acknowledgement.
+      if (access_memory(line, sectors, true, 0) == GlobalMemoryPort::kLater) later_.push_back({});
     }
   }
   if (ldst_.next_line < ldst_.lines.size()) return;
@@ -527,10 +541,28 @@ void SmCore::ldst_step() {
 }
 
 void SmCore::finish_load() {
-  const uint64_t ready = std::max(ldst_.data_ready, now_ + 1);
-  std::vector<uint32_t>& undecided = ldst_.undecided;
+  if (ldst_.later_lines > 0) {
+    // Its last lines' answers come after the tick: it finishes then, in the
+    // place among completions it would take now.
+    later_load_.pending = true;
+    later_load_.warp = ldst_.warp;
+    later_load_.inst = ldst_.inst;
+    later_load_.data_ready = ldst_.data_ready;
+    later_load_.undecided.swap(ldst_.undecided);
+    ldst_.undecided.clear();
+    later_load_.seq = completion_seq_++;
+    ldst_.later_lines = 0;
+    return;
+  }
+  finish_load_with(ldst_.warp, ldst_.inst, ldst_.data_ready, ldst_.undecided, kNever);
+}
+
+void SmCore::finish_load_with(uint32_t warp, const WarpInstruction& inst, uint64_t data_ready,
+                              std::vector<uint32_t>& undecided, uint64_t seq) {
+  const uint64_t ready = std::max(data_ready, now_ + 1);
   if (undecided.empty()) {
-    schedule_completion(ldst_.warp, ldst_.inst, ready, true);
+    if (seq == kNever) schedule_completion(warp, inst, ready, true);
+    else schedule_completion(warp, inst, ready, true, seq);
     return;
   }
   // Its data is back with the last of the reads whose return is not decided yet.
@@ -544,17 +576,25 @@ void SmCore::finish_load() {
     id = free_deferred_loads_.back();
     free_deferred_loads_.pop_back();
   }
-  deferred_loads_[id] = {ldst_.warp, ldst_.inst, ready, static_cast<uint32_t>(undecided.size())};
+  deferred_loads_[id] = {warp, inst, ready, static_cast<uint32_t>(undecided.size())};
   for (uint32_t token : undecided) reads_[token].loads.push_back(id);
   undecided.clear();
 }
 
 void SmCore::open_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors) {
+  take_read_token(token);
+  record_read(token, icache, line, sectors);
+}
+
+void SmCore::take_read_token(uint32_t token) {
   if (token == reads_.size()) {
     reads_.emplace_back();
   } else {
     free_reads_.pop_back();  // token is next_read_token(): the last free one
   }
+}
+
+void SmCore::record_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors) {
   DeferredRead& r = reads_[token];
   r.icache = icache;
   r.line = line;
@@ -577,6 +617,57 @@ uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint6
 MechanismMemoryPort::SwapRegion SmCore::swap_region() const {
   const uint64_t share = gpu_.dram.swap_bytes / gpu_.num_sms / line_bytes_ * line_bytes_;
   return {gpu_.dram.swap_base + sm_id_ * share, share};
+}
+
+uint64_t SmCore::apply_later_answers(const uint64_t* answers, size_t count) {
+  if (count != later_.size())
+    throw std::logic_error("SmCore::apply_later_answers: " + std::to_string(count) + " answers for " +
+                           std::to_string(later_.size()) + " accesses");
+  // A line of the load still in the LDST unit adds to it; the finished
+  // load's last line, to later_load_.
+  uint64_t& data_ready = later_load_.pending ? later_load_.data_ready : ldst_.data_ready;
+  std::vector<uint32_t>& undecided = later_load_.pending ? later_load_.undecided : ldst_.undecided;
+  uint64_t wake = kNever;
+  for (size_t i = 0; i < count; ++i) {
+    const LaterAnswer& a = later_[i];
+    const uint64_t answer = answers[i];
+    switch (a.use) {
+      case LaterAnswer::Use::None:
+        break;
+      case LaterAnswer::Use::LoadLine:
+        if (answer == GlobalMemoryPort::kDeferred) {
+          record_read(a.token, /*icache=*/false, a.line, a.sectors);
+          l1d_.fill_requested(a.line, a.sectors, a.token);
+          undecided.push_back(a.token);
+        } else {
+          free_reads_.push_back(a.token);
+          l1d_.fill_in_flight(a.line, a.sectors, answer, now_);
+          data_ready = std::max(data_ready, answer);
+        }
+        break;
+      case LaterAnswer::Use::InstructionFill:
+        if (answer == GlobalMemoryPort::kDeferred) {
+          record_read(a.token, /*icache=*/true, a.line, ChunkMask());
+          icache_.fill_requested(a.line, a.token);
+          reads_[a.token].fetches.push_back({a.seq, a.warp});
+        } else {
+          free_reads_.push_back(a.token);
+          icache_.fill_in_flight(a.line, answer, now_);
+          fill_waits_.push({answer, a.seq, a.warp});
+          wake = std::min(wake, answer);
+        }
+        break;
+    }
+  }
+  later_.clear();
+  ldst_.later_lines = 0;
+  if (later_load_.pending) {
+    later_load_.pending = false;
+    finish_load_with(later_load_.warp, later_load_.inst, later_load_.data_ready, later_load_.undecided,
+                     later_load_.seq);
+  }
+  if (!completions_.empty()) wake = std::min(wake, completions_.top_cycle());
+  return wake;
 }
 
 uint64_t SmCore::memory_response(uint64_t token, uint64_t cycle) {
@@ -1079,7 +1170,13 @@ void SmCore::read_icache(uint32_t slot) {
       // One line read through the SM's memory port, like a load's miss.
       const uint64_t line = icache_.line_of(addr);
       const uint32_t token = next_read_token();
-      fill_ready = memory_.access(line, ChunkMask::line(icache_.line_bytes()), /*is_write=*/false, now_, token);
+      fill_ready = access_memory(line, ChunkMask::line(icache_.line_bytes()), /*is_write=*/false, token);
+      if (fill_ready == GlobalMemoryPort::kLater) {
+        take_read_token(token);
+        w.ib_visible = kNever;
+        later_.push_back({LaterAnswer::Use::InstructionFill, token, slot, line, ChunkMask(), fill_wait_seq_++});
+        return;
+      }
       if (fill_ready == GlobalMemoryPort::kDeferred) {
         open_read(token, /*icache=*/true, line, ChunkMask());
         icache_.fill_requested(line, token);

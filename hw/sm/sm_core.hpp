@@ -52,6 +52,11 @@ class GlobalMemoryPort {
   // later (a read under dram.scheduler: frfcfs): it then calls
   // SmCore::memory_response(token, cycle) with the request's `token`.
   static constexpr uint64_t kDeferred = ~0ull;
+  // access_or_later()'s answer when the port books the request after the
+  // SM's tick (SMs ticked on several host threads: the memory system then
+  // books a cycle's requests in SM order); SmCore::apply_later_answers()
+  // gets the answers, in the order asked, before the SM's next tick.
+  static constexpr uint64_t kLater = ~0ull - 1;
 
   virtual ~GlobalMemoryPort() = default;
   // One transaction leaving the SM at `cycle` for the `chunks` of the line at
@@ -59,6 +64,12 @@ class GlobalMemoryPort {
   // its response (read data, or write acknowledgement) is back, or
   // kDeferred. (A whole line: ChunkMask::line(line_bytes).)
   virtual uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) = 0;
+  // The same, from a caller that can take the answer after its tick: it may
+  // return kLater.
+  virtual uint64_t access_or_later(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle,
+                                   uint64_t token) {
+    return access(line_addr, chunks, is_write, cycle, token);
+  }
 };
 
 // Why the SM issued nothing in a cycle (the most advanced reason seen).
@@ -165,6 +176,13 @@ class SmCore : private MechanismMemoryPort {
   // kNever when the SM has no work left (or is deadlocked: see deadlocked()),
   // or kAwaitMemory when only a deferred memory response can wake it.
   uint64_t tick(uint64_t cycle);
+
+  // The answers to this tick's accesses the port answered kLater, in the
+  // order they were made (each a cycle or kDeferred): the SM does with each
+  // what it would have done with it at once, in the same order among the
+  // cycle's events. Returns the first cycle from which the SM must be
+  // ticked for them (kNever: none sooner than it said).
+  uint64_t apply_later_answers(const uint64_t* answers, size_t count);
 
   // The deferred read `token` (GlobalMemoryPort::kDeferred) is back at
   // `cycle`, decided before that cycle's tick: fills the L1 or instruction
@@ -281,10 +299,28 @@ class SmCore : private MechanismMemoryPort {
     return free_reads_.empty() ? static_cast<uint32_t>(reads_.size()) : free_reads_.back();
   }
   void open_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors);
+  // Takes `token` (next_read_token()) from the free ones; open_read() does and
+  // then records the read.
+  void take_read_token(uint32_t token);
+  void record_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors);
+  // The LDST unit and the instruction cache ask the port through this: it
+  // may answer kLater (GlobalMemoryPort) when nothing else in the tick can
+  // look at the answer (one line and one fetch a cycle).
+  uint64_t access_memory(uint64_t line, ChunkMask chunks, bool is_write, uint32_t token) {
+    return answers_later_ok_ ? memory_.access_or_later(line, chunks, is_write, now_, token)
+                             : memory_.access(line, chunks, is_write, now_, token);
+  }
+  // The load whose last line was sent this cycle, finishing when its later
+  // answers are in (finish_load()).
+  void finish_load_with(uint32_t warp, const WarpInstruction& inst, uint64_t data_ready,
+                        std::vector<uint32_t>& undecided, uint64_t seq);
   // MechanismMemoryPort: the mechanism's own line transactions.
   uint64_t access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) override;
   SwapRegion swap_region() const override;
   void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency);
+  // ... with `seq` taken earlier (its place among the same cycle's completions).
+  void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency,
+                           uint64_t seq);
   void arrive_at_barrier(uint32_t warp);
   void check_barrier(uint32_t cta_slot);
   void open_barriers();
@@ -392,6 +428,7 @@ class SmCore : private MechanismMemoryPort {
     uint64_t mshr_wait_until = 0;  // the next line's miss waits for an L1 MSHR until this cycle (kNever: a decision)
     uint64_t mshr_stall_from = kNever;  // first cycle of the MSHR stall in progress (kNever: none)
     std::vector<uint32_t> undecided;    // FR-FCFS: deferred reads the load waits for, not answered yet
+    uint32_t later_lines = 0;           // lines sent this tick whose answer comes later (kLater)
   } ldst_;
 
   // FR-FCFS: reads sent below whose return the memory system decides later,
@@ -416,6 +453,29 @@ class SmCore : private MechanismMemoryPort {
   uint32_t reads_in_flight_ = 0;
   std::vector<DeferredLoad> deferred_loads_;
   std::vector<uint32_t> free_deferred_loads_;
+
+  // Accesses this tick the port answers later (GlobalMemoryPort::kLater),
+  // in order, with what the SM does with each answer.
+  struct LaterAnswer {
+    enum class Use : uint8_t { None, LoadLine, InstructionFill } use = Use::None;  // None: a write
+    uint32_t token = 0;   // taken when asked: the read's name if it is deferred
+    uint32_t warp = 0;    // InstructionFill: the warp fetching
+    uint64_t line = 0;
+    ChunkMask sectors;    // LoadLine: the L1 sectors it fills
+    uint64_t seq = 0;     // InstructionFill: its place among the fetches waiting for fills
+  };
+  std::vector<LaterAnswer> later_;
+  bool answers_later_ok_ = false;  // one LDST line and one fetch a cycle
+  // The load whose last line waits for a later answer: finish_load() with
+  // the completion order it took when the line was sent.
+  struct LaterLoad {
+    bool pending = false;
+    uint32_t warp = 0;
+    WarpInstruction inst;
+    uint64_t data_ready = 0;
+    std::vector<uint32_t> undecided;
+    uint64_t seq = 0;
+  } later_load_;
   uint32_t line_bytes_;
   // Sectors of the transactions the SM sends below, in chunks: the L1's, or
   // the L2's without an L1 (the whole line when not sectored).

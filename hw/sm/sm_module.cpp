@@ -1,6 +1,7 @@
 #include "hw/sm/sm_module.hpp"
 
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "hw/common/error.hpp"
@@ -100,6 +101,31 @@ uint64_t SmModule::access(uint64_t line_addr, ChunkMask chunks, bool is_write, u
   auto call = [&] { ready = transport(line_addr, chunks, is_write, cycle, token); };
   turn_->on_main_thread(sm_id_, call);
   return ready;
+}
+
+uint64_t SmModule::access_or_later(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle,
+                                   uint64_t token) {
+  if (!turn_ || !turn_->answers_later()) return access(line_addr, chunks, is_write, cycle, token);
+  later_requests_.push_back({line_addr, chunks, is_write, cycle, token});
+  return kLater;
+}
+
+void SmModule::book_later_requests() {
+  for (; later_booked_ < later_requests_.size(); ++later_booked_) {
+    const LaterRequest& r = later_requests_[later_booked_];
+    later_answers_.push_back(transport(r.line_addr, r.chunks, r.is_write, r.cycle, r.token));
+  }
+}
+
+uint64_t SmModule::apply_later_answers() {
+  if (later_requests_.empty()) return SmCore::kNever;
+  if (later_booked_ != later_requests_.size())
+    throw std::logic_error(std::string(name()) + ": answers applied before every later request was booked");
+  const uint64_t wake = core_->apply_later_answers(later_answers_.data(), later_answers_.size());
+  later_requests_.clear();
+  later_answers_.clear();
+  later_booked_ = 0;
+  return wake;
 }
 
 uint64_t SmModule::transport(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) {

@@ -72,6 +72,15 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
     core_->set_tick_turn(turn);
   }
 
+  // In a cycle ticked in parallel: books the requests the SM left for later
+  // and has not had booked yet, in the order made (main thread; the GPU
+  // calls it in SM order) ...
+  void book_later_requests();
+  // ... and, after the cycle's ticks, hands the SM their answers; returns
+  // the first cycle from which it must be ticked for them (SmCore::kNever:
+  // none sooner than its tick said).
+  uint64_t apply_later_answers();
+
   // The memory system's answer to a deferred read (dram.scheduler: frfcfs):
   // the read named `token` is entirely back at `done_ps`. Returns the cycle
   // from which the SM must be ticked (the first at or after `done_ps`).
@@ -79,6 +88,8 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
 
  private:
   uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) override;
+  uint64_t access_or_later(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle,
+                           uint64_t token) override;
   // The b_transport of access(), on the main thread.
   uint64_t transport(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token);
   // The child modules of the core's structures (in the constructor).
@@ -91,6 +102,18 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   tlm::tlm_generic_payload payload_;
   DeferredResponseExtension* deferral_;  // payload_'s, kept at hand
   TickTurn* turn_ = nullptr;             // null: ticked on the main thread only
+  // This cycle's requests left for later (access_or_later), the first
+  // `later_booked_` of them booked, with their answers.
+  struct LaterRequest {
+    uint64_t line_addr;
+    ChunkMask chunks;
+    bool is_write;
+    uint64_t cycle;
+    uint64_t token;
+  };
+  std::vector<LaterRequest> later_requests_;
+  std::vector<uint64_t> later_answers_;
+  size_t later_booked_ = 0;
   std::vector<std::unique_ptr<StructureModule>> structures_;
 };
 

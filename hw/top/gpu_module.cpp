@@ -73,12 +73,20 @@ void GpuModule::start_host_threads(unsigned host_threads) {
   if (const char* always = std::getenv("SMSHARE_HOST_THREADS_ALWAYS"); always && std::string(always) == "1")
     pace_.always_parallel();
   for (auto& sm : sms_) sm->set_tick_turn(ticks_.get());
+  // A call on the main thread for SM i (a request it needs answered at once)
+  // comes after the requests the SMs up to i left for later.
+  ticks_->before_main_calls([this](uint32_t sm) { book_later_requests_through(sm); });
   tick_unit_ = [this](const ParallelTicks::Unit& unit) {
     for (uint32_t i = unit.first_sm; i <= unit.last_sm; ++i) {
       if (due_[i] == ticking_cycle_) next_due_[i].cycle = sms_[i]->tick(ticking_cycle_);
       ticks_->finished(i);
     }
   };
+}
+
+void GpuModule::book_later_requests_through(uint32_t last_sm) {
+  for (uint32_t i = booked_through_; i <= last_sm; ++i) sms_[i]->book_later_requests();
+  booked_through_ = last_sm;  // SM last_sm may still leave more
 }
 
 bool GpuModule::tick_due_sms(uint64_t cycle) {
@@ -95,8 +103,16 @@ bool GpuModule::tick_due_sms(uint64_t cycle) {
   if (due_units >= 2 && pace_.parallel()) {
     ticking_cycle_ = cycle;
     ticks_->run_cycle(units_, unit_due_, tick_unit_);
-    for (uint32_t i = 0; i < sms_.size(); ++i)
-      if (due_[i] == cycle) due_[i] = next_due_[i].cycle;
+    // The memory system books the cycle's requests in SM order, as ticking
+    // the SMs one after another would have; then each SM takes its answers.
+    book_later_requests_through(static_cast<uint32_t>(sms_.size()) - 1);
+    booked_through_ = 0;
+    for (uint32_t i = 0; i < sms_.size(); ++i) {
+      if (due_[i] != cycle) continue;
+      due_[i] = next_due_[i].cycle;
+      const uint64_t wake = sms_[i]->apply_later_answers();
+      if (wake != SmCore::kNever) due_[i] = due_[i] >= SmCore::kAwaitMemory ? wake : std::min(due_[i], wake);
+    }
     pace_.record(due_sms);
     return true;
   }

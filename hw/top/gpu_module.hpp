@@ -101,6 +101,9 @@ class GpuModule : public sc_core::sc_module {
   bool tick_due_sms(uint64_t cycle);
   // Builds the units and the pool of `host_threads` threads (> 1).
   void start_host_threads(unsigned host_threads);
+  // In a cycle ticked in parallel: books, in SM order, the requests SMs up
+  // to `last_sm` left for later and that are not booked yet (main thread).
+  void book_later_requests_through(uint32_t last_sm);
   uint64_t now_cycle() const;
   uint64_t total_ctas_completed() const;
   // Switches the traced SMs to ticking every cycle when `cycle` enters the
@@ -136,6 +139,7 @@ class GpuModule : public sc_core::sc_module {
     uint64_t cycle = 0;
   };
   std::unique_ptr<NextDue[]> next_due_;
+  uint32_t booked_through_ = 0;  // SMs below it have had every later request booked this cycle
   ParallelPace pace_;  // whether the threads are faster now
   std::function<void(const ParallelTicks::Unit&)> tick_unit_;
   uint64_t launch_at_ = SmCore::kNever;       // cycle the next kernel starts
