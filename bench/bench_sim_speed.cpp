@@ -46,18 +46,25 @@ int sc_main(int argc, char** argv) {
   req.kernel = "hotspot";
   req.trace.clear();
   int positional = 0;
+  std::string host_threads = "1";
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--ctas") && i + 1 < argc) req.resources.grid_ctas = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) req.trace = argv[++i];
     else if (!std::strcmp(argv[i], "--progress")) req.progress = true;
     else if (!std::strcmp(argv[i], "--set") && i + 1 < argc) req.overrides.push_back(argv[++i]);
     else if (!std::strcmp(argv[i], "--mechanism") && i + 1 < argc) req.mechanism = argv[++i];
-    else if (!std::strcmp(argv[i], "--host-threads") && i + 1 < argc) req.host_threads = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--host-threads") && i + 1 < argc) host_threads = argv[++i];
     else if (positional == 0 && ++positional) req.config = argv[i];
     else req.kernel = argv[i];
   }
   try {
-    if (req.host_threads < 1) throw smshare::InputError("bench: --host-threads must be at least 1");
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(host_threads.c_str(), &end, 10);
+    if (host_threads.empty() || *end != '\0' || n < 1 || n > 256)
+      throw smshare::InputError("bench: --host-threads: '" + host_threads + "' is not a number of host threads " +
+                                "(allowed: 1 to 256)");
+    req.host_threads = static_cast<unsigned>(n);
+    req.host_threads_always = smshare::host_threads_always_from_environment();
     if (!req.trace.empty()) req.kernel.clear();
     const double cpu0 = cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();

@@ -50,6 +50,7 @@ ParallelTicks::ParallelTicks(unsigned threads, uint32_t num_sms)
       threads_(threads),
       oversubscribed_(threads > std::max(1u, std::thread::hardware_concurrency())),
       finished_(new PaddedEpoch[num_sms]),
+      had_turn_(new PaddedEpoch[num_sms]),
       worker_epoch_(new PaddedEpoch[threads]) {
   for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
 }
@@ -105,11 +106,15 @@ void ParallelTicks::take_units(unsigned thread) {
     try {
       (*tick_unit_)(unit);
     } catch (...) {
+      // The lowest unit's: in SM order the SMs above it would not have ticked.
       std::lock_guard<std::mutex> lock(error_mutex_);
-      if (!error_) error_ = std::current_exception();
+      if (!error_ || u < error_unit_) {
+        error_ = std::current_exception();
+        error_unit_ = u;
+      }
+      // The SMs above must not wait for this unit's.
+      for (uint32_t sm = unit.first_sm; sm <= unit.last_sm; ++sm) finished(sm);
     }
-    // Also after an exception: the SMs above must not wait for this unit's.
-    for (uint32_t sm = unit.first_sm; sm <= unit.last_sm; ++sm) finished(sm);
     units_done_.fetch_add(1, std::memory_order_release);
     if (thread == 0) serve();
   }
@@ -141,6 +146,10 @@ void ParallelTicks::worker_loop(unsigned thread) {
 void ParallelTicks::await(uint32_t sm) {
   if (on_main() && !in_cycle_) return;  // a serial cycle, or a kernel launch
   const uint64_t epoch = epoch_.load(std::memory_order_relaxed);
+  // Once the SM has had its turn this cycle it keeps it (only its thread
+  // reads or writes its entry).
+  if (had_turn_[sm].epoch.load(std::memory_order_relaxed) == epoch) return;
+  had_turn_[sm].epoch.store(epoch, std::memory_order_relaxed);
   for (uint32_t lower = 0; lower < sm; ++lower) {
     for (Backoff b(oversubscribed_); finished_[lower].epoch.load(std::memory_order_acquire) != epoch; b.pause())
       if (on_main()) serve();  // the SM being waited for may be asking the main thread
@@ -210,6 +219,25 @@ void ParallelPace::record(uint64_t sm_ticks) {
   probing_ = ++stretches_since_probe_ >= probe_every_;
   if (probing_) stretches_since_probe_ = 0;
   parallel_ = probing_ ? !parallel_is_faster : parallel_is_faster;
+}
+
+std::vector<TickUnit> tick_units(const std::vector<int32_t>& neighbours) {
+  const auto n = static_cast<uint32_t>(neighbours.size());
+  std::vector<uint32_t> reach(n);  // the highest SM an SM's unit reaches
+  for (uint32_t i = 0; i < n; ++i) reach[i] = i;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (neighbours[i] < 0) continue;
+    const auto nb = static_cast<uint32_t>(neighbours[i]);
+    reach[std::min(i, nb)] = std::max(reach[std::min(i, nb)], std::max(i, nb));
+  }
+  std::vector<TickUnit> units;
+  for (uint32_t first = 0; first < n;) {
+    uint32_t last = reach[first];
+    for (uint32_t i = first; i <= last; ++i) last = std::max(last, reach[i]);
+    units.push_back({first, last});
+    first = last + 1;
+  }
+  return units;
 }
 
 }  // namespace smshare

@@ -64,12 +64,21 @@ class ParallelPace {
   uint64_t cycles_ = 0;
 };
 
+// A range of SMs one thread ticks in order.
+struct TickUnit {
+  uint32_t first_sm = 0;
+  uint32_t last_sm = 0;  // inclusive
+  bool operator==(const TickUnit& o) const { return first_sm == o.first_sm && last_sm == o.last_sm; }
+};
+
+// The units of SMs whose `neighbours[i]` (-1: none) reach into each other's
+// state: an SM and its neighbour are one unit, widened to a range of SM
+// indices (a thread waits only for lower SMs, so a unit must not skip one).
+std::vector<TickUnit> tick_units(const std::vector<int32_t>& neighbours);
+
 class ParallelTicks final : public TickTurn {
  public:
-  struct Unit {
-    uint32_t first_sm = 0;
-    uint32_t last_sm = 0;  // inclusive
-  };
+  using Unit = TickUnit;
 
   // `threads` host threads in all (this one and threads - 1 workers), for
   // `num_sms` SMs. threads >= 2.
@@ -113,8 +122,10 @@ class ParallelTicks final : public TickTurn {
   struct alignas(64) PaddedEpoch {
     std::atomic<uint64_t> epoch{0};
   };
-  // Per SM: the epoch (ticked cycle's number) in which it finished.
+  // Per SM: the epoch (ticked cycle's number) in which it finished, and the
+  // last in which it had its turn.
   std::unique_ptr<PaddedEpoch[]> finished_;
+  std::unique_ptr<PaddedEpoch[]> had_turn_;
   // Per worker: the last cycle whose list of due units it is done reading.
   std::unique_ptr<PaddedEpoch[]> worker_epoch_;
 
@@ -138,7 +149,8 @@ class ParallelTicks final : public TickTurn {
   std::exception_ptr served_error_;
 
   std::mutex error_mutex_;
-  std::exception_ptr error_;  // the first exception of the cycle
+  std::exception_ptr error_;  // the exception of the cycle's lowest unit that threw
+  uint32_t error_unit_ = 0;
 
   // Workers idle for long sleep here (not spinning through the serial
   // parts of a run: kernel launches, report, a cycle with one SM due).

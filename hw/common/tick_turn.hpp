@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace smshare {
@@ -21,7 +22,7 @@ namespace smshare {
 // allocation on the tick path.
 class CallRef {
  public:
-  template <class F>
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, CallRef>>>
   CallRef(F& f) : object_(&f), call_([](void* o) { (*static_cast<F*>(o))(); }) {}  // NOLINT(google-explicit-constructor)
   void operator()() const { call_(object_); }
 

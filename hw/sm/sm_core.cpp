@@ -210,13 +210,13 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
 
 bool SmCore::launch_one_cta() {
   if (dispatcher_ == nullptr) return false;
-  if (turn_) turn_->await(sm_id_);  // the dispatcher deals CTAs to SMs in SM order within a cycle
-  if (!dispatcher_->has_next()) return false;
   uint32_t cta_slot = 0;
   while (cta_slot < ctas_.size() && ctas_[cta_slot].valid) ++cta_slot;
   if (cta_slot == ctas_.size()) return false;
   const uint32_t warps_needed = kernel_->resources().warps_per_cta(spec_.warp_size);
   if (resident_warps_ + warps_needed > slots_.warps) return false;
+  if (turn_) turn_->await(sm_id_);  // the dispatcher deals CTAs to SMs in SM order within a cycle
+  if (!dispatcher_->has_next()) return false;
   CtaAllocation alloc;
   if (!mechanism_.admission->try_admit(cta_slot, alloc)) return false;
 

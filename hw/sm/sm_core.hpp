@@ -29,6 +29,7 @@
 #include "hw/common/calendar_queue.hpp"
 #include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
+#include "hw/common/tick_turn.hpp"
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/frontend/kernel.hpp"
 #include "hw/sm/bank_arbitrator.hpp"
@@ -40,7 +41,6 @@
 #include "hw/sm/pipeline_register.hpp"
 #include "hw/sm/scheduler_policy.hpp"
 #include "hw/sm/scratchpad.hpp"
-#include "hw/common/tick_turn.hpp"
 
 namespace smshare {
 

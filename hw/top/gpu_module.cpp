@@ -7,7 +7,8 @@
 namespace smshare {
 
 GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
-                     ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads)
+                     ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads,
+                     bool host_threads_always)
     : sc_module(name), spec_(spec), mechanism_(std::move(mechanism)), kernel_origin_(kernel_origin) {
   for (KernelSource* k : kernels) {
     KernelRecord rec;
@@ -38,7 +39,7 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
       sms_[i]->core().bank_arbitrator().attach_neighbour(
           sms_.at(static_cast<size_t>(sm_configs_[i].neighbour))->core().bank_arbitrator());
   due_.assign(spec.num_sms, SmCore::kNever);
-  if (host_threads > 1) start_host_threads(host_threads);
+  if (host_threads > 1) start_host_threads(host_threads, host_threads_always);
   // Kernel 0 is launched in start_of_simulation(); the clock runs from
   // time 0 and re-arms itself for the next cycle anything is due.
   SC_METHOD(clock_method);
@@ -46,32 +47,18 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
 
 GpuModule::~GpuModule() = default;
 
-void GpuModule::start_host_threads(unsigned host_threads) {
-  // Units: SMs joined by a neighbour's banks, widened to ranges of SM
-  // indices (a thread waits only for lower SMs, so a unit must not skip any).
+void GpuModule::start_host_threads(unsigned host_threads, bool host_threads_always) {
+  std::vector<int32_t> neighbours;
+  for (const SmConfiguration& c : sm_configs_) neighbours.push_back(c.neighbour);
+  units_ = tick_units(neighbours);
+  // A thread beyond one per unit would have nothing to tick.
+  host_threads = std::min<unsigned>(host_threads, static_cast<unsigned>(units_.size()));
+  if (host_threads < 2) return;
   const auto n = static_cast<uint32_t>(sms_.size());
-  std::vector<uint32_t> reach(n);  // the highest SM an SM's unit reaches
-  for (uint32_t i = 0; i < n; ++i) reach[i] = i;
-  for (uint32_t i = 0; i < n; ++i) {
-    const int32_t nb = sm_configs_[i].neighbour;
-    if (nb < 0) continue;
-    const auto lo = std::min<uint32_t>(i, static_cast<uint32_t>(nb));
-    const auto hi = std::max<uint32_t>(i, static_cast<uint32_t>(nb));
-    reach[lo] = std::max(reach[lo], hi);
-  }
-  for (uint32_t first = 0; first < n;) {
-    uint32_t last = reach[first];
-    for (uint32_t i = first; i <= last; ++i) last = std::max(last, reach[i]);
-    units_.push_back({first, last});
-    first = last + 1;
-  }
   unit_due_.assign(units_.size(), 0);
   next_due_.reset(new NextDue[n]);
   ticks_ = std::make_unique<ParallelTicks>(host_threads, n);
-  // SMSHARE_HOST_THREADS_ALWAYS=1: every cycle with SMs of two units due on
-  // the threads, however slow (the tests of their result, the bench).
-  if (const char* always = std::getenv("SMSHARE_HOST_THREADS_ALWAYS"); always && std::string(always) == "1")
-    pace_.always_parallel();
+  if (host_threads_always) pace_.always_parallel();
   for (auto& sm : sms_) sm->set_tick_turn(ticks_.get());
   // A call on the main thread for SM i (a request it needs answered at once)
   // comes after the requests the SMs up to i left for later.

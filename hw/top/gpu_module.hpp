@@ -4,9 +4,10 @@
 // order of memory requests within a cycle is fixed by SM index: a run gives
 // the same result whether SMs sleep through idle cycles or, in a waveform's
 // window, tick every cycle; and with --host-threads, whether the SMs of a
-// cycle are ticked one after another or on several host threads. Kernels run one after another (a stream): when
-// every SM has drained kernel i, kernel i+1 is launched in the next cycle,
-// its CTAs dealt round-robin over the SMs.
+// cycle are ticked one after another or on several host threads. Kernels
+// run one after another (a stream): when every SM has drained kernel i,
+// kernel i+1 is launched in the next cycle, its CTAs dealt round-robin over
+// the SMs.
 #pragma once
 
 #include <systemc>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "hw/common/gpu_config.hpp"
+#include "hw/common/parallel_ticks.hpp"
 #include "hw/common/structure_module.hpp"
 #include "hw/common/waveform.hpp"
 #include "hw/frontend/cta_dispatcher.hpp"
@@ -26,7 +28,6 @@
 #include "hw/sm/occupancy.hpp"
 #include "hw/sm/sm_module.hpp"
 #include "hw/top/cta_dispatcher_module.hpp"
-#include "hw/common/parallel_ticks.hpp"
 
 namespace smshare {
 
@@ -49,8 +50,11 @@ class GpuModule : public sc_core::sc_module {
   // every kernel launch, to which the SM binds those modules.
   // `host_threads` > 1: the SMs due in a cycle are ticked on that many host
   // threads (this one among them), with the same result (parallel_ticks.hpp).
+  // `host_threads_always`: every cycle with SMs of two units due goes to the
+  // threads, however slow (SMSHARE_HOST_THREADS_ALWAYS: tests, the bench).
   GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
-            ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads = 1);
+            ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads = 1,
+            bool host_threads_always = false);
   ~GpuModule() override;
 
   // Registers the probes of the SMs `wave` traces (--vcd-sms). In the
@@ -99,8 +103,9 @@ class GpuModule : public sc_core::sc_module {
   // Ticks the SMs due in `cycle` (in SM order, or on the host threads);
   // returns whether any was.
   bool tick_due_sms(uint64_t cycle);
-  // Builds the units and the pool of `host_threads` threads (> 1).
-  void start_host_threads(unsigned host_threads);
+  // Builds the units and, when there are two or more, the pool of up to
+  // `host_threads` threads (one per unit at most).
+  void start_host_threads(unsigned host_threads, bool host_threads_always);
   // In a cycle ticked in parallel: books, in SM order, the requests SMs up
   // to `last_sm` left for later and that are not booked yet (main thread).
   void book_later_requests_through(uint32_t last_sm);

@@ -571,7 +571,9 @@ int run(const Invocation& in) {
     std::cout << module_hierarchy(in.req);
     return 0;
   }
-  nlohmann::json report = run_simulation(in.req);
+  RunRequest req = in.req;
+  req.host_threads_always = host_threads_always_from_environment();
+  nlohmann::json report = run_simulation(req);
   if (!in.report_path.empty()) write_json(report, in.report_path);
   if (in.json) std::cout << report.dump(2) << "\n";
   else print_summary(report);

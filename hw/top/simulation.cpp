@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -228,7 +229,8 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   for (const auto& [k, v] : effective) spdlog::debug("  {} = {}", k, v);
 
   check_waveform_options(options.waveform, spec);
-  GpuModule gpu("gpu", spec, kernels, mechanism, options.kernel_origin, options.host_threads);
+  GpuModule gpu("gpu", spec, kernels, mechanism, options.kernel_origin, options.host_threads,
+                options.host_threads_always);
   std::unique_ptr<Waveform> wave;
   if (!options.waveform.path.empty()) {
     WaveformOptions w = options.waveform;
@@ -257,7 +259,7 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   RunIdentity id{mechanism.name(), spec.sm.scheduler, options.seed, options.kernel_origin, options.power_node};
   nlohmann::json report = simulation_report(gpu, id, mechanism.hardware(spec), effective, host_seconds);
   report["host"]["threads"] = options.host_threads;
-  report["host"]["cycles_with_several_sms_due"] = gpu.parallel_pace().cycles();
+  report["host"]["cycles_with_several_units_due"] = gpu.parallel_pace().cycles();
   report["host"]["cycles_ticked_on_threads"] = gpu.parallel_pace().parallel_cycles();
   return report;
 }
@@ -275,6 +277,7 @@ nlohmann::json run_simulation(const RunRequest& req) {
   options.effective = run.effective;
   options.progress = req.progress;
   options.host_threads = req.host_threads;
+  options.host_threads_always = req.host_threads_always;
   std::vector<KernelSource*> kernels;
   for (const auto& k : run.kernels) kernels.push_back(k.get());
   return simulate(run.spec, kernels, options);
@@ -340,6 +343,14 @@ nlohmann::json run_identity(const RunRequest& req) {
                            {"smem_bytes_per_cta", r.smem_bytes_per_cta}};
   workload["seed"] = run.seed;
   return {{"config", run.spec.name}, {"settings", settings}, {"mechanism", mechanism}, {"workload", workload}};
+}
+
+bool host_threads_always_from_environment() {
+  const char* value = std::getenv("SMSHARE_HOST_THREADS_ALWAYS");
+  if (!value || std::string(value).empty() || std::string(value) == "0") return false;
+  if (std::string(value) == "1") return true;
+  throw InputError(std::string("environment variable SMSHARE_HOST_THREADS_ALWAYS: '") + value +
+                   "' is not one of 0, 1");
 }
 
 nlohmann::json strip_host_fields(nlohmann::json report) {

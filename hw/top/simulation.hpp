@@ -33,6 +33,8 @@ struct RunRequest {
                                             // a terminal and no --quiet); never changes the report
   unsigned host_threads = 1;                // --host-threads: SMs ticked on this many host threads; never
                                             // changes the report (but its host.threads)
+  bool host_threads_always = false;         // every cycle with two units due on the threads, however slow
+                                            // (host_threads_always_from_environment)
 };
 
 struct GpuSpec;
@@ -50,7 +52,15 @@ struct SimulateOptions {
   std::vector<std::pair<std::string, std::string>> effective;
   bool progress = false;                    // RunRequest::progress
   unsigned host_threads = 1;                // RunRequest::host_threads
+  bool host_threads_always = false;         // RunRequest::host_threads_always
 };
+
+// SMSHARE_HOST_THREADS_ALWAYS=1 (0 or unset: no): with --host-threads, every
+// cycle with SMs of two units due is ticked on the threads, however slow on
+// this host (the tests of the threads' result, the bench's efficiency);
+// otherwise a run ticks on the threads only while that is faster. Any other
+// value is bad input (InputError naming the variable).
+bool host_threads_always_from_environment();
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options);
 // A stream of kernels run one after another (a trace's kernel list).
 nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& kernels,

@@ -695,7 +695,7 @@ def same_on_host_threads(ctx, *args):
         expect_rc(res, 0)
         rep = res.json()
         check(rep["host"]["threads"] == n, f"host.threads is {rep['host'].get('threads')!r}, not {n}")
-        check(rep["host"]["cycles_ticked_on_threads"] == rep["host"]["cycles_with_several_sms_due"] > 0,
+        check(rep["host"]["cycles_ticked_on_threads"] == rep["host"]["cycles_with_several_units_due"] > 0,
               f"not every cycle with several SMs due went to the threads: {rep['host']}")
         d = first_difference(strip_host(ref), strip_host(rep))
         check(d is None, f"smshare {' '.join(res.args)} differs from --host-threads 1 at {d}")
@@ -778,6 +778,9 @@ def _(ctx):
 def _(ctx):
     for bad in ("0", "abc", "-2", "257"):
         bad_input(ctx, SMALL + ("--host-threads", bad), 2, "--host-threads", f"'{bad}'", "1 to 256")
+    res = ctx.run(*SMALL, "--ctas", 3, "--host-threads", 2, env=dict(os.environ, SMSHARE_HOST_THREADS_ALWAYS="yes"))
+    expect_rc(res, 1)
+    expect_err(res, "SMSHARE_HOST_THREADS_ALWAYS", "'yes'", "0, 1")
 
 
 @case("frfcfs_scattered_loads_complete")

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -24,6 +25,13 @@ uint64_t busy_work(uint64_t seed) {
   const uint64_t n = 50 + (x >> 7) % 3000;
   for (uint64_t i = 0; i < n; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
   return x;
+}
+
+// Work of a varying length, so either thread may throw first.
+void sink_work(uint32_t sm) {
+  static thread_local uint64_t calls = 0;
+  volatile uint64_t x = busy_work(++calls * 7 + sm);
+  (void)x;
 }
 
 struct Scenario {
@@ -154,6 +162,38 @@ TEST(ParallelTicks, AnSmThatThrowsEndsTheCycleWithItsException) {
   };
   ticks.run_cycle(s.units, due, fine);
   EXPECT_EQ(ticked.load(), s.num_sms);
+}
+
+TEST(ParallelTicks, OfSeveralSmsThatThrowTheLowestOnesExceptionIsReported) {
+  // As in SM order, where the SMs above the first that throws never tick.
+  ParallelTicks ticks(2, 2);
+  const std::vector<Unit> units = {{0, 0}, {1, 1}};
+  const std::vector<uint8_t> due = {1, 1};
+  const std::function<void(const Unit&)> tick = [&](const Unit& u) {
+    sink_work(u.first_sm);
+    throw std::runtime_error("sm " + std::to_string(u.first_sm));
+  };
+  for (int cycle = 0; cycle < 500; ++cycle) {
+    try {
+      ticks.run_cycle(units, due, tick);
+      FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+      ASSERT_STREQ(e.what(), "sm 0") << "cycle " << cycle;
+    }
+  }
+}
+
+TEST(TickUnits, SmsJoinedByBanksAreOneRangeOfSms) {
+  // No neighbours: one unit per SM.
+  EXPECT_EQ(tick_units({-1, -1, -1}), (std::vector<TickUnit>{{0, 0}, {1, 1}, {2, 2}}));
+  // Cross-SM pairs (the active SM reaches the inactive one's banks).
+  EXPECT_EQ(tick_units({1, -1, 3, -1, -1}), (std::vector<TickUnit>{{0, 1}, {2, 3}, {4, 4}}));
+  // Bal's trios: both active SMs reach the middle one.
+  EXPECT_EQ(tick_units({1, -1, 1, 4, -1, 4, -1}), (std::vector<TickUnit>{{0, 2}, {3, 5}, {6, 6}}));
+  // A neighbour far away takes every SM between into the unit (a thread
+  // waits only for lower SMs, so a unit must not skip one).
+  EXPECT_EQ(tick_units({3, -1, -1, -1, -1}), (std::vector<TickUnit>{{0, 3}, {4, 4}}));
+  EXPECT_EQ(tick_units({-1, 4, -1, 0, -1}), (std::vector<TickUnit>{{0, 4}}));
 }
 
 TEST(ParallelTicks, AMainThreadCallThatThrowsRethrowsInTheCallingSm) {
