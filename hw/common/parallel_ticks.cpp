@@ -196,7 +196,7 @@ void ParallelPace::record(uint64_t sm_ticks) {
   // A stretch is timed from the previous one's end (the first from its
   // first cycle's end): either way, what the clock does between the
   // recorded cycles is the same.
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_();
   if (stretch_start_ != std::chrono::steady_clock::time_point{}) {
     const double ns = std::chrono::duration<double, std::nano>(now - stretch_start_).count();
     ns_per_tick_[parallel_] = ns / static_cast<double>(stretch_ticks_);

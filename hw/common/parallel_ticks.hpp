@@ -36,6 +36,15 @@ namespace smshare {
 // to follow the host.
 class ParallelPace {
  public:
+  using Clock = std::chrono::steady_clock::time_point (*)();
+  // `clock`: the host clock (a test's own, to drive the choice).
+  explicit ParallelPace(Clock clock = &std::chrono::steady_clock::now) : clock_(clock) {}
+  static constexpr uint32_t kStretch = 256;  // cycles per measurement
+  // Stretches the faster way per stretch the other way (a probe), doubling
+  // while probes find the other way slower.
+  static constexpr uint32_t kProbeEvery = 8;
+  static constexpr uint32_t kProbeEveryMax = 128;
+
   bool parallel() const { return always_ || parallel_; }
   // Ticks every such cycle on the threads, however slow (tests of the
   // threads' result; the bench's efficiency figures).
@@ -46,11 +55,7 @@ class ParallelPace {
   uint64_t cycles() const { return cycles_; }  // cycles recorded
 
  private:
-  static constexpr uint32_t kStretch = 256;  // cycles per measurement
-  // Stretches the faster way per stretch the other way (a probe), doubling
-  // while probes find the other way slower.
-  static constexpr uint32_t kProbeEvery = 8;
-  static constexpr uint32_t kProbeEveryMax = 512;
+  Clock clock_;
   uint32_t probe_every_ = kProbeEvery;
   bool probing_ = false;
   bool always_ = false;

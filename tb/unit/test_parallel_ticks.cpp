@@ -5,7 +5,9 @@
 // turn that let an SM through early would show as a log out of SM order.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -181,6 +183,57 @@ TEST(ParallelTicks, OfSeveralSmsThatThrowTheLowestOnesExceptionIsReported) {
       ASSERT_STREQ(e.what(), "sm 0") << "cycle " << cycle;
     }
   }
+}
+
+// ParallelPace on a fake clock: each ticked way costs a set time per SM tick.
+std::chrono::steady_clock::time_point fake_now;
+std::chrono::steady_clock::time_point fake_clock() { return fake_now; }
+
+// Runs `stretches` stretches of 256 cycles with 10 SM ticks each; returns
+// which way each stretch went.
+std::vector<bool> pace_stretches(ParallelPace& pace, uint32_t stretches, double ns_serial, double ns_parallel) {
+  std::vector<bool> ways;
+  for (uint32_t s = 0; s < stretches; ++s) {
+    const bool parallel = pace.parallel();
+    ways.push_back(parallel);
+    for (uint32_t c = 0; c < ParallelPace::kStretch; ++c) {
+      fake_now += std::chrono::nanoseconds(static_cast<int64_t>(10 * (parallel ? ns_parallel : ns_serial)));
+      EXPECT_EQ(pace.parallel(), parallel) << "the way changed inside a stretch";
+      pace.record(10);
+    }
+  }
+  return ways;
+}
+
+size_t count(const std::vector<bool>& ways, bool way, size_t from = 0) {
+  return static_cast<size_t>(std::count(ways.begin() + static_cast<long>(from), ways.end(), way));
+}
+
+TEST(ParallelPace, TicksTheFasterWayAndProbesTheOtherEverMoreRarely) {
+  fake_now = {};
+  ParallelPace pace(&fake_clock);
+  // Threads three times slower (a busy host): after measuring both ways it
+  // ticks serially, probing the threads after 8, 16, 32, ... stretches.
+  const std::vector<bool> slow = pace_stretches(pace, 300, 100, 300);
+  EXPECT_TRUE(slow[0]);  // the threads first (the first stretch is not timed), ...
+  EXPECT_FALSE(slow[2]);  // ... then the other way
+  EXPECT_LE(count(slow, true, 3), 6u) << "probes should thin out: 8 + 16 + 32 + 64 + 128 stretches apart";
+  EXPECT_GE(count(slow, true, 3), 4u);
+  // The host frees up: threads twice as fast. The next probe (at most 128
+  // stretches on) finds it and the threads take over for good.
+  const std::vector<bool> fast = pace_stretches(pace, 300, 100, 50);
+  const auto first = static_cast<size_t>(std::find(fast.begin(), fast.end(), true) - fast.begin());
+  EXPECT_LE(first, ParallelPace::kProbeEveryMax);
+  EXPECT_GE(count(fast, true, first), fast.size() - first - (fast.size() - first) / ParallelPace::kProbeEvery - 1);
+  EXPECT_EQ(pace.cycles(), 600u * ParallelPace::kStretch);
+}
+
+TEST(ParallelPace, AlwaysParallelIgnoresTheClock) {
+  fake_now = {};
+  ParallelPace pace(&fake_clock);
+  pace.always_parallel();
+  EXPECT_EQ(count(pace_stretches(pace, 50, 1, 1000), true), 50u);
+  EXPECT_EQ(pace.parallel_cycles(), 50u * ParallelPace::kStretch);
 }
 
 TEST(TickUnits, SmsJoinedByBanksAreOneRangeOfSms) {
