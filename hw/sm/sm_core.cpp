@@ -170,6 +170,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
     ready_need_.emplace_back();
     ready_need_.back().fill(0);
     ready_slot_sum_.push_back(0);
+    ready_bits_.emplace_back((slots_.warps / spec_.num_schedulers + 1 + 63) / 64, 0);
     for (uint32_t slot = s; slot < slots_.warps; slot += spec_.num_schedulers) {
       WarpView v;
       v.slot = slot;
@@ -881,6 +882,7 @@ void SmCore::refresh(uint32_t slot) {
     if (w.wait == StallReason::None) {
       --ready_need_[s][w.need];
       ready_slot_sum_[s] -= slot;
+      set_ready_bit(slot, false);
     }
   }
   w.counted = w.valid;
@@ -891,6 +893,7 @@ void SmCore::refresh(uint32_t slot) {
     w.need = static_cast<uint8_t>(pipeline_need(w.head()));
     ++ready_need_[s][w.need];
     ready_slot_sum_[s] += slot;
+    set_ready_bit(slot, true);
   }
 }
 
@@ -900,6 +903,28 @@ bool SmCore::may_issue_any(size_t scheduler) const {
   for (unsigned u = 0; u < kNumExecUnits; ++u)
     if (need[u] && has_room(u)) return true;
   return false;
+}
+
+template <class Visit>
+bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_issued, Visit&& visit) const {
+  const uint32_t n = spec_.num_schedulers;
+  const uint32_t list_size = static_cast<uint32_t>(sched_views_[scheduler].size());
+  const uint32_t start = last_issued % n == scheduler && last_issued / n < list_size ? last_issued / n + 1 : 0;
+  const std::vector<uint64_t>& bits = ready_bits_[scheduler];
+  // Positions [from, to); bits at list_size and beyond are never set.
+  auto visit_range = [&](uint32_t from, uint32_t to) {
+    for (uint32_t w = from / 64; w * 64 < to; ++w) {
+      uint64_t word = bits[w];
+      if (w == from / 64) word &= ~uint64_t{0} << (from % 64);
+      for (; word; word &= word - 1) {
+        const uint32_t pos = w * 64 + static_cast<uint32_t>(__builtin_ctzll(word));
+        if (pos >= to) return false;
+        if (visit(static_cast<uint32_t>(scheduler) + pos * n)) return true;
+      }
+    }
+    return false;
+  };
+  return visit_range(start, list_size) || visit_range(0, start);
 }
 
 void SmCore::issue() {
@@ -931,8 +956,13 @@ void SmCore::issue() {
       continue;
     }
 
-    if (ready == 1 && stateless_orders_) sched_order_.assign(1, ready_slot_sum_[s]);
-    else schedulers_[s]->order(sched_views_[s], sched_order_);
+    // A round-robin policy's order is walked on the ready bits below.
+    uint32_t last_issued = 0;
+    const bool round_robin = schedulers_[s]->round_robin(last_issued);
+    if (!round_robin) {
+      if (ready == 1 && stateless_orders_) sched_order_.assign(1, ready_slot_sum_[s]);
+      else schedulers_[s]->order(sched_views_[s], sched_order_);
+    }
     // A refusal is shown to the policy in one ordering only: the gate may
     // say yes next time without any event on the warp.
     refusal_shown_ = refusal_shown_ || gate_refused_[s] > 0;
@@ -943,45 +973,10 @@ void SmCore::issue() {
         --gate_refused_[s];
         update_view(slot);
       }
-    for (uint32_t slot : sched_order_) {
-      Warp& w = warps_[slot];
-      if (!w.valid || w.wait != StallReason::None) continue;
-      if (const Warp* other = waits_for_other_half(w)) {
-        best = std::max(best, other->wait);
-        continue;
-      }
-      const ExecUnit first_unit = exec_unit_of(w.head().op);
-      const uint64_t pc = w.head().pc;
-      const IssueOutcome outcome = try_issue(s, slot);
-      if (outcome == IssueOutcome::GateRefused) {
-        best = std::max(best, StallReason::Gate);
-        if (!w.gate_refused) {
-          w.gate_refused = true;
-          ++gate_refused_[s];
-          update_view(slot);
-        }
-        continue;
-      }
-      if (outcome == IssueOutcome::PipelineFull) {
-        best = std::max(best, StallReason::Pipeline);
-        continue;
-      }
-      issued_any = true;
-      if (!w.upper) issue_upper_half(w, pc);
-      // Dual issue (GPGPU-Sim's scheduler_unit::cycle with
-      // gpgpu_max_insn_issue_per_warp = 2): the same warp's next instruction,
-      // if it has no hazard of its own after the first issued (refresh() saw
-      // the first's destinations in the scoreboard, a barrier or EXIT, an
-      // empty instruction buffer), with the diff-exec-units rule if set. A
-      // second instruction that cannot go costs nothing: the cycle issued.
-      if (spec_.dual_issue && w.valid && w.wait == StallReason::None &&
-          !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == first_unit) &&
-          !waits_for_other_half(w)) {
-        const uint64_t second_pc = w.head().pc;
-        if (try_issue(s, slot) == IssueOutcome::Issued && !w.upper) issue_upper_half(w, second_pc);
-      }
-      break;
-    }
+    auto issue_one = [&](uint32_t slot) { return issue_from(s, slot, best); };
+    const bool issued = round_robin ? visit_ready_in_rotation(s, last_issued, issue_one)
+                                    : std::any_of(sched_order_.begin(), sched_order_.end(), issue_one);
+    issued_any = issued_any || issued;
   }
   probes_.schedulable_warps = schedulable;
   last_reason_ = issued_any ? StallReason::None : best;
@@ -999,6 +994,45 @@ void SmCore::issue() {
   if (issued_any) stats_.issue_cycles++;
   else if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles++;
   else stats_.idle_cycles++;
+}
+
+bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
+  Warp& w = warps_[slot];
+  if (!w.valid || w.wait != StallReason::None) return false;
+  if (const Warp* other = waits_for_other_half(w)) {
+    best = std::max(best, other->wait);
+    return false;
+  }
+  const ExecUnit first_unit = exec_unit_of(w.head().op);
+  const uint64_t pc = w.head().pc;
+  const IssueOutcome outcome = try_issue(s, slot);
+  if (outcome == IssueOutcome::GateRefused) {
+    best = std::max(best, StallReason::Gate);
+    if (!w.gate_refused) {
+      w.gate_refused = true;
+      ++gate_refused_[s];
+      update_view(slot);
+    }
+    return false;
+  }
+  if (outcome == IssueOutcome::PipelineFull) {
+    best = std::max(best, StallReason::Pipeline);
+    return false;
+  }
+  if (!w.upper) issue_upper_half(w, pc);
+  // Dual issue (GPGPU-Sim's scheduler_unit::cycle with
+  // gpgpu_max_insn_issue_per_warp = 2): the same warp's next instruction,
+  // if it has no hazard of its own after the first issued (refresh() saw
+  // the first's destinations in the scoreboard, a barrier or EXIT, an
+  // empty instruction buffer), with the diff-exec-units rule if set. A
+  // second instruction that cannot go costs nothing: the cycle issued.
+  if (spec_.dual_issue && w.valid && w.wait == StallReason::None &&
+      !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == first_unit) &&
+      !waits_for_other_half(w)) {
+    const uint64_t second_pc = w.head().pc;
+    if (try_issue(s, slot) == IssueOutcome::Issued && !w.upper) issue_upper_half(w, second_pc);
+  }
+  return true;
 }
 
 const SmCore::Warp* SmCore::other_half(const Warp& w) const {

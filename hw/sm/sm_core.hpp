@@ -365,6 +365,27 @@ class SmCore : private MechanismMemoryPort {
   // ready_slot_sum_[scheduler]: the sum of its ready warps' slots, which is
   // the slot of the ready warp when there is one.
   std::vector<uint32_t> ready_slot_sum_;
+  // ready_bits_[scheduler]: a bit per position in its warp list (position p
+  // holds slot scheduler + p * sm.num_schedulers), set while that warp is
+  // ready, so a round-robin policy's order of the ready warps is a bit scan
+  // (ready_in_rotation) instead of a pass over every warp.
+  std::vector<std::vector<uint64_t>> ready_bits_;
+  void set_ready_bit(uint32_t slot, bool ready) {
+    const uint32_t pos = slot / spec_.num_schedulers;
+    uint64_t& word = ready_bits_[slot % spec_.num_schedulers][pos / 64];
+    const uint64_t bit = uint64_t{1} << (pos % 64);
+    word = ready ? word | bit : word & ~bit;
+  }
+  // Visits the ready warps of `scheduler` in list order from the position
+  // after `last_issued`'s (from the front when it is not in the list), which
+  // is a round-robin order() less the warps not ready, until visit(slot)
+  // returns true; returns whether one did. Visits must not change which warps
+  // are ready before the one that returns true (a refused issue does not).
+  template <class Visit>
+  bool visit_ready_in_rotation(size_t scheduler, uint32_t last_issued, Visit&& visit) const;
+  // Tries to issue from ready warp `slot` of `scheduler` in issue()'s walk:
+  // true when it issued (the scheduler is done), else `best` says why not.
+  bool issue_from(size_t scheduler, uint32_t slot, StallReason& best);
   // Every policy's order keeps no state: a scheduler with one ready warp
   // tries it without ordering (the order could only put it first among the
   // ready), and ...
