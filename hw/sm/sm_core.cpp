@@ -180,6 +180,9 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
   scheduler_probes_.resize(spec_.num_schedulers);
   stateless_orders_ = std::all_of(schedulers_.begin(), schedulers_.end(),
                                   [](const auto& policy) { return policy->stateless_order(); });
+  uint32_t unused_last_issued;
+  views_read_ = !std::all_of(schedulers_.begin(), schedulers_.end(),
+                             [&](const auto& policy) { return policy->round_robin(unused_last_issued); });
 }
 
 SmCore::~SmCore() = default;
@@ -857,6 +860,7 @@ StallReason SmCore::blocking_reason(const Warp& w) const {
 }
 
 void SmCore::update_view(uint32_t slot) {
+  if (!views_read_) return;
   const Warp& w = warps_[slot];
   WarpView& v = sched_views_[slot % spec_.num_schedulers][slot / spec_.num_schedulers];
   v.valid = w.valid;

@@ -386,6 +386,10 @@ class SmCore : private MechanismMemoryPort {
   // Tries to issue from ready warp `slot` of `scheduler` in issue()'s walk:
   // true when it issued (the scheduler is done), else `best` says why not.
   bool issue_from(size_t scheduler, uint32_t slot, StallReason& best);
+  // Some policy calls order(), the only reader of the warp views: with only
+  // round-robin policies (walked on ready_bits_) update_view() has nothing
+  // to keep.
+  bool views_read_ = true;
   // Every policy's order keeps no state: a scheduler with one ready warp
   // tries it without ordering (the order could only put it first among the
   // ready), and ...
