@@ -149,7 +149,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       icache_(gpu.icache) {
   answers_later_ok_ = spec_.ldst_transactions_per_cycle == 1 && spec_.fetch_per_cycle == 1;
   for (auto& w : warps_) w.ibuffer.resize(spec_.ibuffer_entries);
-  fetch_wanted_slots_.assign((warps_.size() + 63) / 64, 0);
+  fetch_wanted_slots_ = bit_words(static_cast<uint32_t>(warps_.size()));
   unit_next_free_[static_cast<int>(ExecUnit::Sp)].assign(spec_.sp_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Sfu)].assign(spec_.sfu_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Mem)].assign(spec_.ldst_units, 0);
@@ -170,12 +170,12 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
     ready_need_.emplace_back();
     ready_need_.back().fill(0);
     ready_slot_sum_.push_back(0);
-    ready_bits_.emplace_back((slots_.warps / spec_.num_schedulers + 1 + 63) / 64, 0);
     for (uint32_t slot = s; slot < slots_.warps; slot += spec_.num_schedulers) {
       WarpView v;
       v.slot = slot;
       sched_views_.back().push_back(v);
     }
+    ready_bits_.push_back(bit_words(static_cast<uint32_t>(sched_views_.back().size())));
   }
   scheduler_probes_.resize(spec_.num_schedulers);
   stateless_orders_ = std::all_of(schedulers_.begin(), schedulers_.end(),
@@ -914,21 +914,8 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_issued, Vis
   const uint32_t n = spec_.num_schedulers;
   const uint32_t list_size = static_cast<uint32_t>(sched_views_[scheduler].size());
   const uint32_t start = last_issued % n == scheduler && last_issued / n < list_size ? last_issued / n + 1 : 0;
-  const std::vector<uint64_t>& bits = ready_bits_[scheduler];
-  // Positions [from, to); bits at list_size and beyond are never set.
-  auto visit_range = [&](uint32_t from, uint32_t to) {
-    for (uint32_t w = from / 64; w * 64 < to; ++w) {
-      uint64_t word = bits[w];
-      if (w == from / 64) word &= ~uint64_t{0} << (from % 64);
-      for (; word; word &= word - 1) {
-        const uint32_t pos = w * 64 + static_cast<uint32_t>(__builtin_ctzll(word));
-        if (pos >= to) return false;
-        if (visit(static_cast<uint32_t>(scheduler) + pos * n)) return true;
-      }
-    }
-    return false;
-  };
-  return visit_range(start, list_size) || visit_range(0, start);
+  return visit_set_bits_from(ready_bits_[scheduler], list_size, start,
+                             [&](uint32_t pos) { return visit(static_cast<uint32_t>(scheduler) + pos * n); });
 }
 
 void SmCore::issue() {
@@ -1175,14 +1162,7 @@ void SmCore::fetch() {
 uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
   const uint32_t n = static_cast<uint32_t>(warps_.size());
   // The first slot in [from, to) that wants a fetch, or `to`.
-  auto first_in = [this](uint32_t from, uint32_t to) {
-    for (uint32_t word = from / 64; word * 64 < to; ++word) {
-      uint64_t bits = fetch_wanted_slots_[word];
-      if (word == from / 64) bits &= ~uint64_t{0} << (from % 64);
-      if (bits) return std::min(to, word * 64 + static_cast<uint32_t>(__builtin_ctzll(bits)));
-    }
-    return to;
-  };
+  auto first_in = [this](uint32_t from, uint32_t to) { return first_set_bit(fetch_wanted_slots_, from, to); };
   if (k < n - start) {  // slots start .. n-1
     const uint32_t slot = first_in(start + k, n);
     if (slot < n) return slot - start;

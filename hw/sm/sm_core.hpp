@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "hw/common/activity.hpp"
+#include "hw/common/bit_words.hpp"
 #include "hw/common/calendar_queue.hpp"
 #include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
@@ -369,12 +370,9 @@ class SmCore : private MechanismMemoryPort {
   // holds slot scheduler + p * sm.num_schedulers), set while that warp is
   // ready, so a round-robin policy's order of the ready warps is a bit scan
   // (ready_in_rotation) instead of a pass over every warp.
-  std::vector<std::vector<uint64_t>> ready_bits_;
+  std::vector<std::vector<uint64_t>> ready_bits_;  // bit_words.hpp
   void set_ready_bit(uint32_t slot, bool ready) {
-    const uint32_t pos = slot / spec_.num_schedulers;
-    uint64_t& word = ready_bits_[slot % spec_.num_schedulers][pos / 64];
-    const uint64_t bit = uint64_t{1} << (pos % 64);
-    word = ready ? word | bit : word & ~bit;
+    set_bit(ready_bits_[slot % spec_.num_schedulers], slot / spec_.num_schedulers, ready);
   }
   // Visits the ready warps of `scheduler` in list order from the position
   // after `last_issued`'s (from the front when it is not in the list), which

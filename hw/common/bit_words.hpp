@@ -1,0 +1,56 @@
+// Bit sets kept as arrays of 64-bit words (member i: bit i % 64 of word
+// i / 64), scanned a word at a time: the SM's hot scans over warp slots and
+// collector units visit the set members only, in the rotating orders its
+// round-robin rules use (a warp scheduler's LRR order, fetch's round robin,
+// the operand collectors' reading order).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace smshare {
+
+// Words for a set of `size` members.
+inline std::vector<uint64_t> bit_words(uint32_t size) { return std::vector<uint64_t>((size + 63) / 64, 0); }
+
+inline void set_bit(std::vector<uint64_t>& words, uint32_t i, bool member) {
+  const uint64_t bit = uint64_t{1} << (i % 64);
+  uint64_t& word = words[i / 64];
+  word = member ? word | bit : word & ~bit;
+}
+
+// The first member in [from, to), or `to`.
+inline uint32_t first_set_bit(const std::vector<uint64_t>& words, uint32_t from, uint32_t to) {
+  for (uint32_t w = from / 64; w * 64 < to; ++w) {
+    uint64_t word = words[w];
+    if (w == from / 64) word &= ~uint64_t{0} << (from % 64);
+    if (word) {
+      const uint32_t i = w * 64 + static_cast<uint32_t>(__builtin_ctzll(word));
+      return i < to ? i : to;
+    }
+  }
+  return to;
+}
+
+// Visits the members of a set of `size` in rotating order from `start`
+// ([start, size), then [0, start)) until visit(i) returns true; returns
+// whether one did. A visit may remove its own member; a word is read when
+// the scan reaches it, so other changes to a word being scanned are not seen.
+template <class Visit>
+bool visit_set_bits_from(const std::vector<uint64_t>& words, uint32_t size, uint32_t start, Visit&& visit) {
+  auto visit_range = [&](uint32_t from, uint32_t to) {
+    for (uint32_t w = from / 64; w * 64 < to; ++w) {
+      uint64_t word = words[w];
+      if (w == from / 64) word &= ~uint64_t{0} << (from % 64);
+      for (; word; word &= word - 1) {
+        const uint32_t i = w * 64 + static_cast<uint32_t>(__builtin_ctzll(word));
+        if (i >= to) return false;
+        if (visit(i)) return true;
+      }
+    }
+    return false;
+  };
+  return visit_range(start, size) || visit_range(0, start);
+}
+
+}  // namespace smshare
