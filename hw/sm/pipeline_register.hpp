@@ -29,20 +29,24 @@ class PipelineRegister {
   // Takes a free slot (has_free() must hold) for an instruction of `age`
   // (smaller is older: GPGPU-Sim's uid); the caller writes it in.
   Instruction& move_in(uint64_t age) {
-    for (Slot& s : slots_)
-      if (!s.full) {
-        s.full = true;
-        s.age = age;
-        ++used_;
-        return s.inst;
-      }
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      Slot& s = slots_[i];
+      if (s.full) continue;
+      s.full = true;
+      s.age = age;
+      ++used_;
+      if (used_ == 1 || older(i, oldest_)) oldest_ = i;
+      return s.inst;
+    }
     return slots_.front().inst;  // unreachable while callers check has_free()
   }
 
-  const Instruction& oldest() const { return slots_[oldest_index()].inst; }
+  // The oldest instruction (not empty()).
+  const Instruction& oldest() const { return slots_[oldest_].inst; }
   void pop_oldest() {
-    slots_[oldest_index()].full = false;
+    slots_[oldest_].full = false;
     --used_;
+    oldest_ = oldest_index();
   }
 
  private:
@@ -51,15 +55,23 @@ class PipelineRegister {
     uint64_t age = 0;
     Instruction inst{};
   };
+  // Full slot i holds an older instruction than full slot j (the lower
+  // index among equal ages).
+  bool older(size_t i, size_t j) const {
+    return slots_[i].age < slots_[j].age || (slots_[i].age == slots_[j].age && i < j);
+  }
   size_t oldest_index() const {
     size_t best = slots_.size();
     for (size_t i = 0; i < slots_.size(); ++i)
-      if (slots_[i].full && (best == slots_.size() || slots_[i].age < slots_[best].age)) best = i;
+      if (slots_[i].full && (best == slots_.size() || older(i, best))) best = i;
     return best;
   }
 
   std::vector<Slot> slots_;
   uint32_t used_ = 0;
+  // The slot of the oldest instruction while not empty(): kept on every
+  // move in and pop, as oldest() is asked every cycle a stage waits.
+  size_t oldest_ = 0;
 };
 
 // The cycles in which an SP or SFU pipeline's instructions leave it, as
