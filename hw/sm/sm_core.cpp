@@ -432,15 +432,16 @@ void SmCore::writeback() {
     }
     --warp.in_flight;
     progress_ = true;
-    // A written result changes only the scoreboard (and the views' pending
-    // loads): clearing its bits creates no hazard, and a warp held by
-    // anything else is held as before (a fetch group that became visible
-    // this cycle is refreshed by decode() later in this tick). So only a
-    // warp that waited on the scoreboard needs a refresh, and one whose
-    // Drain this refresh has always been the first to see (its last issue
-    // refreshed it before note_if_exhausted marked it exhausted).
+    // A written result changes only the scoreboard (and, for a load, the
+    // views' pending loads): clearing its bits creates no hazard, and a warp
+    // held by anything else is held as before (a fetch group that became
+    // visible this cycle is refreshed by decode() later in this tick). So
+    // only a warp that waited on the scoreboard needs a refresh, and one
+    // whose Drain this refresh has always been the first to see (its last
+    // issue refreshed it before note_if_exhausted marked it exhausted).
     const bool drain_unseen = warp.wait == StallReason::Fetch && warp.exhausted;
-    if (views_read_ || warp.wait == StallReason::Scoreboard || drain_unseen) refresh(c.warp);
+    if (warp.wait == StallReason::Scoreboard || drain_unseen) refresh(c.warp);
+    else if (c.long_latency) update_view(c.warp);
     maybe_retire(c.warp);
   }
 }
