@@ -33,9 +33,9 @@ class DefaultAdmission final : public CtaAdmission {
 
 class DefaultRoute final : public RegisterRoute {
  public:
-  explicit DefaultRoute(uint32_t banks) : banks_(banks) {}
+  explicit DefaultRoute(uint32_t banks) : RegisterRoute(banks), banks_(banks) {}
   OperandRoute route(const WarpContext& w, uint16_t reg, bool, uint64_t) override {
-    return {false, static_cast<uint16_t>((reg + w.slot) % banks_), 0};
+    return interleaved(w, reg, banks_);
   }
 
  private:

@@ -83,11 +83,30 @@ class RegisterRoute {
  public:
   virtual ~RegisterRoute() = default;
   virtual OperandRoute route(const WarpContext& w, uint16_t reg, bool is_write, uint64_t cycle) = 0;
+  // The baseline's interleaving, register reg of warp slot s in register
+  // file bank (reg + s) mod banks, never a retry, no extra cycles.
+  static OperandRoute interleaved(const WarpContext& w, uint16_t reg, uint32_t banks) {
+    return {false, static_cast<uint16_t>((reg + w.slot) % banks), 0};
+  }
+  // What route() answers, without a virtual call for a route that is
+  // interleaved() and keeps no state (the baseline's): the SM asks this for
+  // every operand read and result written.
+  OperandRoute route_of(const WarpContext& w, uint16_t reg, bool is_write, uint64_t cycle) {
+    return interleaved_banks_ ? interleaved(w, reg, interleaved_banks_) : route(w, reg, is_write, cycle);
+  }
   // The register indexing policy: the home (WarpContext::home) of a warp
   // launched with `w` (its home field holds its CTA's CtaAllocation::home).
   // Its operands are routed to that SM's banks and its instructions take
   // that SM's operand collectors (Mechanism::own_collector_units).
   virtual uint8_t home(const WarpContext& w) const { return w.home; }
+
+ protected:
+  RegisterRoute() = default;
+  // A route whose route() is interleaved(w, reg, banks) for every access.
+  explicit RegisterRoute(uint32_t interleaved_banks) : interleaved_banks_(interleaved_banks) {}
+
+ private:
+  uint32_t interleaved_banks_ = 0;  // 0: ask route()
 };
 
 // Which warps may issue this cycle (beyond the pipeline's own hazards).

@@ -74,7 +74,7 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
     --to_visit;
     for (uint8_t i = 0; i < c.num_operands; ++i) {
       if (!(c.pending & (1u << i))) continue;
-      const OperandRoute r = route.route(c.warp, c.operands[i], /*is_write=*/false, cycle);
+      const OperandRoute r = route.route_of(c.warp, c.operands[i], /*is_write=*/false, cycle);
       if (r.retry) {
         ++result.route_retries;
         continue;

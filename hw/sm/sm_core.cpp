@@ -403,7 +403,7 @@ void SmCore::writeback() {
     // wait) try again next cycle.
     uint8_t written = 0;
     for (; written < c.num_dst; ++written) {
-      const OperandRoute r = mechanism_.route->route(warp.ctx, c.dst[written], true, now_);
+      const OperandRoute r = mechanism_.route->route_of(warp.ctx, c.dst[written], true, now_);
       if (r.retry) {
         stats_.route_retries++;
         break;
