@@ -166,10 +166,17 @@ class ProfileWarpProgram final : public WarpProgram {
     const PhaseWalk& ph = *phase_;
     out.access_bytes = 4;
     uint32_t x = smem_pos_;
-    for (unsigned l = 0; l < kWarpLanes; ++l) {
-      out.addr[l] = uint64_t{ph.smem_first + x} * 4;
-      x += ph.smem_stride;
-      if (x >= ph.smem_words) x -= ph.smem_words;
+    if (uint64_t{x} + uint64_t{kWarpLanes - 1} * ph.smem_stride < ph.smem_words) {
+      // No lane wraps around the region (most accesses): the same words as
+      // the loop below, in a loop the compiler vectorizes.
+      const uint32_t first = ph.smem_first + x;
+      for (unsigned l = 0; l < kWarpLanes; ++l) out.addr[l] = uint64_t{first + l * ph.smem_stride} * 4;
+    } else {
+      for (unsigned l = 0; l < kWarpLanes; ++l) {
+        out.addr[l] = uint64_t{ph.smem_first + x} * 4;
+        x += ph.smem_stride;
+        if (x >= ph.smem_words) x -= ph.smem_words;
+      }
     }
     if (++smem_pos_ == ph.smem_words) smem_pos_ = 0;
   }
