@@ -63,8 +63,11 @@ bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, Sme
     for (unsigned lane = 1; lane < kWarpLanes; ++lane)
       unit_stride &= inst.addr[lane] == inst.addr[0] + uint64_t{lane} * kWordBytes;
     if (unit_stride) {
-      const uint64_t w0 = inst.addr[0] / kWordBytes;
-      for (unsigned lane = 0; lane < kWarpLanes; ++lane) words[(w0 + lane) & (banks - 1)] = 1;
+      // Banks w0, w0 + 1, ... mod banks: one run, or two when it wraps.
+      const uint32_t b0 = static_cast<uint32_t>(inst.addr[0] / kWordBytes) & (banks - 1);
+      const uint32_t to_end = std::min(kWarpLanes, banks - b0);
+      std::fill_n(words.begin() + b0, to_end, uint16_t{1});
+      std::fill_n(words.begin(), kWarpLanes - to_end, uint16_t{1});
       return true;
     }
   }
