@@ -26,20 +26,39 @@ void add_touch(std::vector<LineAccess>& lines, uint64_t line, ChunkMask chunks) 
 }  // namespace
 
 // Lines are written as aligned byte addresses (line index x line_bytes).
+namespace {
+
+// The bytes [begin, end) touched: each line they overlap, with its chunks.
+void touch_bytes(std::vector<LineAccess>& lines, uint64_t begin, uint64_t end, uint32_t line_bytes) {
+  for (uint64_t line = begin / line_bytes * line_bytes; line < end; line += line_bytes) {
+    // The bytes inside this line.
+    const uint64_t from = std::max(begin, line);
+    const uint64_t to = std::min(end, line + line_bytes);
+    add_touch(lines, line, ChunkMask::range(static_cast<uint32_t>(from - line), static_cast<uint32_t>(to - from)));
+  }
+}
+
+}  // namespace
+
 void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<LineAccess>& lines) {
   lines.clear();
   const uint64_t bytes = lane_bytes(inst);
-  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-    if (!(inst.active_mask >> lane & 1u)) continue;
-    const uint64_t begin = inst.addr[lane];
-    const uint64_t end = begin + bytes;
-    for (uint64_t line = begin / line_bytes * line_bytes; line < end; line += line_bytes) {
-      // The lane's bytes inside this line.
-      const uint64_t from = std::max(begin, line);
-      const uint64_t to = std::min(end, line + line_bytes);
-      add_touch(lines, line, ChunkMask::range(static_cast<uint32_t>(from - line), static_cast<uint32_t>(to - from)));
+  if (inst.active_mask == 0xFFFFFFFFu) {
+    // The commonest access first: every lane, lane l at addr[0] + l * bytes.
+    // The lanes then touch one run of bytes, in lane order, and a chunk is
+    // touched by some lane exactly when it overlaps the run: the same lines
+    // and chunks, in the same order, as lane by lane.
+    const uint64_t begin = inst.addr[0];
+    const uint64_t end = begin + uint64_t{kWarpLanes} * bytes;
+    bool unit_stride = end > begin;
+    for (unsigned lane = 1; lane < kWarpLanes; ++lane) unit_stride &= inst.addr[lane] == begin + lane * bytes;
+    if (unit_stride) {
+      touch_bytes(lines, begin, end, line_bytes);
+      return;
     }
   }
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane)
+    if (inst.active_mask >> lane & 1u) touch_bytes(lines, inst.addr[lane], inst.addr[lane] + bytes, line_bytes);
 }
 
 // A lane touches every 4-byte word its access overlaps (an 8- or 16-byte

@@ -1,6 +1,7 @@
 // LDST address arithmetic: coalescing into lines, scratchpad bank conflicts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "hw/sm/memory_access.hpp"
@@ -30,6 +31,29 @@ Lines lines_of(const WarpInstruction& inst, uint32_t line_bytes = 128) {
   Lines lines;
   for (const LineAccess& a : accesses_of(inst, line_bytes)) lines.push_back(a.line);
   return lines;
+}
+
+TEST(Coalescing, UnitStrideRunsGiveWhatTheLanesGiveOneByOne) {
+  // coalesce() takes a full warp at unit stride as one run of bytes; the
+  // same lanes with lane 31 split off into its own instruction (which the
+  // run's shortcut does not see) must add up to the same lines and chunks.
+  for (uint32_t line_bytes : {32u, 64u, 128u}) {
+    for (uint8_t bytes : {1, 2, 4, 8, 16}) {
+      for (uint64_t base : {0x1000ull, 0x1004ull, 0x103Cull, 0x1071ull, 0x10FFull}) {
+        const WarpInstruction whole = strided(base, bytes, bytes);
+        WarpInstruction first31 = whole, last = whole;
+        first31.active_mask = 0x7FFFFFFFu;
+        last.active_mask = 0x80000000u;
+        std::vector<LineAccess> expected = accesses_of(first31, line_bytes);
+        for (const LineAccess& a : accesses_of(last, line_bytes)) {
+          auto it = std::find_if(expected.begin(), expected.end(), [&](const LineAccess& e) { return e.line == a.line; });
+          if (it == expected.end()) expected.push_back(a); else it->chunks |= a.chunks;
+        }
+        EXPECT_EQ(accesses_of(whole, line_bytes), expected)
+            << "line " << line_bytes << " bytes " << int{bytes} << " base " << base;
+      }
+    }
+  }
 }
 
 TEST(Coalescing, UnitStrideWordsAreOneLine) {
