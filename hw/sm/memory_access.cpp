@@ -13,6 +13,16 @@ constexpr uint64_t kWordBytes = 4;  // scratchpad bank width
 // touches the byte at its address.
 uint64_t lane_bytes(const WarpInstruction& inst) { return inst.access_bytes ? inst.access_bytes : 1; }
 
+// Lane l's address is addr[0] + l * step for every lane (active or not).
+// Differences are or-ed, not compared one by one, so the loop vectorizes
+// (with plain SSE2) and has no branch: it runs for every memory instruction.
+bool unit_stride(const WarpInstruction& inst, uint64_t step) {
+  uint64_t expected = inst.addr[0];
+  uint64_t differ = 0;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane, expected += step) differ |= inst.addr[lane] ^ expected;
+  return differ == 0;
+}
+
 void add_touch(std::vector<LineAccess>& lines, uint64_t line, ChunkMask chunks) {
   // Most accesses are coalesced: the line is usually the one added last.
   if (!lines.empty() && lines.back().line == line) {
@@ -50,9 +60,7 @@ void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<Line
     // and chunks, in the same order, as lane by lane.
     const uint64_t begin = inst.addr[0];
     const uint64_t end = begin + uint64_t{kWarpLanes} * bytes;
-    bool unit_stride = end > begin;
-    for (unsigned lane = 1; lane < kWarpLanes; ++lane) unit_stride &= inst.addr[lane] == begin + lane * bytes;
-    if (unit_stride) {
+    if (end > begin && unit_stride(inst, bytes)) {
       touch_bytes(lines, begin, end, line_bytes);
       return;
     }
@@ -78,10 +86,7 @@ bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, Sme
   // aligned word each, lane i at word w0 + i (unit stride) touches kWarpLanes
   // consecutive banks, all distinct when there are at least that many.
   if (active == 0xFFFFFFFFu && bytes == kWordBytes && banks >= kWarpLanes && inst.addr[0] % kWordBytes == 0) {
-    bool unit_stride = true;
-    for (unsigned lane = 1; lane < kWarpLanes; ++lane)
-      unit_stride &= inst.addr[lane] == inst.addr[0] + uint64_t{lane} * kWordBytes;
-    if (unit_stride) {
+    if (unit_stride(inst, kWordBytes)) {
       // Banks w0, w0 + 1, ... mod banks: one run, or two when it wraps.
       const uint32_t b0 = static_cast<uint32_t>(inst.addr[0] / kWordBytes) & (banks - 1);
       const uint32_t to_end = std::min(kWarpLanes, banks - b0);
