@@ -135,7 +135,9 @@ class ProfileWarpProgram final : public WarpProgram {
     switch (k.pattern) {
       case GlobalPattern::Coalesced: {
         const uint64_t first = c.base + c.pos;
-        for (unsigned l = 0; l < kWarpLanes; ++l) out.addr[l] = first + uint64_t{l} * ab;
+        // An induction variable, not a multiply per lane: the loop vectorizes.
+        uint64_t a = first;
+        for (unsigned l = 0; l < kWarpLanes; ++l, a += ab) out.addr[l] = a;
         c.pos += uint64_t{kWarpLanes} * ab;
         if (c.pos >= k.chunk) c.pos = 0;
         break;
@@ -168,9 +170,10 @@ class ProfileWarpProgram final : public WarpProgram {
     uint32_t x = smem_pos_;
     if (uint64_t{x} + uint64_t{kWarpLanes - 1} * ph.smem_stride < ph.smem_words) {
       // No lane wraps around the region (most accesses): the same words as
-      // the loop below, in a loop the compiler vectorizes.
-      const uint32_t first = ph.smem_first + x;
-      for (unsigned l = 0; l < kWarpLanes; ++l) out.addr[l] = uint64_t{first + l * ph.smem_stride} * 4;
+      // the loop below, in a loop the compiler vectorizes (an induction
+      // variable, no branch).
+      uint32_t word = ph.smem_first + x;
+      for (unsigned l = 0; l < kWarpLanes; ++l, word += ph.smem_stride) out.addr[l] = uint64_t{word} * 4;
     } else {
       for (unsigned l = 0; l < kWarpLanes; ++l) {
         out.addr[l] = uint64_t{ph.smem_first + x} * 4;
