@@ -38,6 +38,17 @@ inline uint32_t first_set_bit(const std::vector<uint64_t>& words, uint32_t from,
 // the scan reaches it, so other changes to a word being scanned are not seen.
 template <class Visit>
 bool visit_set_bits_from(const std::vector<uint64_t>& words, uint32_t size, uint32_t start, Visit&& visit) {
+  if (size <= 64) {
+    // One word (a scheduler's warps, a pool of collector units): its members
+    // from `start` on, then those before.
+    const uint64_t word = size == 0 ? 0 : words[0] & (~uint64_t{0} >> (64 - size));
+    const uint64_t from_start = start < 64 ? ~uint64_t{0} << start : 0;
+    for (uint64_t w = word & from_start; w; w &= w - 1)
+      if (visit(static_cast<uint32_t>(__builtin_ctzll(w)))) return true;
+    for (uint64_t w = word & ~from_start; w; w &= w - 1)
+      if (visit(static_cast<uint32_t>(__builtin_ctzll(w)))) return true;
+    return false;
+  }
   auto visit_range = [&](uint32_t from, uint32_t to) {
     for (uint32_t w = from / 64; w * 64 < to; ++w) {
       uint64_t word = words[w];
