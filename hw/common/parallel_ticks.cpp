@@ -67,9 +67,6 @@ ParallelTicks::~ParallelTicks() {
 void ParallelTicks::run_cycle(const std::vector<Unit>& units, const std::vector<uint8_t>& due,
                               const std::function<void(const Unit&)>& tick_unit) {
   const uint64_t epoch = epoch_.load(std::memory_order_relaxed) + 1;
-  // A worker with no unit in the last cycle may still be reading its list.
-  for (unsigned t = 1; t < threads_; ++t)
-    for (Backoff b(oversubscribed_); worker_epoch_[t].epoch.load(std::memory_order_acquire) < epoch - 1;) b.pause();
   units_ = &units;
   tick_unit_ = &tick_unit;
   due_units_.clear();
@@ -81,7 +78,6 @@ void ParallelTicks::run_cycle(const std::vector<Unit>& units, const std::vector<
         finished_[sm].epoch.store(epoch, std::memory_order_relaxed);
     }
   }
-  units_done_.store(0, std::memory_order_relaxed);
   in_cycle_ = true;
   epoch_.store(epoch, std::memory_order_seq_cst);  // publishes everything above to the workers
   if (sleepers_.load(std::memory_order_seq_cst) > 0) {
@@ -89,8 +85,14 @@ void ParallelTicks::run_cycle(const std::vector<Unit>& units, const std::vector<
     wake_.notify_all();
   }
   take_units(0);
-  const auto total = static_cast<uint32_t>(due_units_.size());
-  for (Backoff b(oversubscribed_); units_done_.load(std::memory_order_acquire) < total; b.pause()) serve();
+  // Every worker done with the cycle: its units ticked and its list read (a
+  // worker with no unit must not read the next cycle's list while it is
+  // written). Each says so on its own cache line: a shared count of units
+  // done, raised by every worker and polled here, cost more than the ticks'
+  // hand-off itself.
+  for (unsigned t = 1; t < threads_; ++t)
+    for (Backoff b(oversubscribed_); worker_epoch_[t].epoch.load(std::memory_order_acquire) != epoch; b.pause())
+      serve();
   in_cycle_ = false;
   if (error_) {
     std::exception_ptr e = error_;
@@ -115,7 +117,6 @@ void ParallelTicks::take_units(unsigned thread) {
       // The SMs above must not wait for this unit's.
       for (uint32_t sm = unit.first_sm; sm <= unit.last_sm; ++sm) finished(sm);
     }
-    units_done_.fetch_add(1, std::memory_order_release);
     if (thread == 0) serve();
   }
 }

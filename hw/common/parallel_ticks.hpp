@@ -131,11 +131,12 @@ class ParallelTicks final : public TickTurn {
   // last in which it had its turn.
   std::unique_ptr<PaddedEpoch[]> finished_;
   std::unique_ptr<PaddedEpoch[]> had_turn_;
-  // Per worker: the last cycle whose list of due units it is done reading.
+  // Per worker: the last cycle it is done with (its units ticked, its list read).
   std::unique_ptr<PaddedEpoch[]> worker_epoch_;
 
-  // The cycle being ticked (read by workers after epoch_ changes).
-  std::atomic<uint64_t> epoch_{0};
+  // The cycle being ticked (read by workers after epoch_ changes); a cache
+  // line of its own, which every worker polls.
+  alignas(64) std::atomic<uint64_t> epoch_{0};
   // Written by the main thread only between cycles; workers read it inside
   // one (after the epoch that publishes it).
   bool in_cycle_ = false;
@@ -143,7 +144,6 @@ class ParallelTicks final : public TickTurn {
   const std::vector<Unit>* units_ = nullptr;
   std::vector<uint32_t> due_units_;  // indices into *units_, in SM order
   const std::function<void(const Unit&)>* tick_unit_ = nullptr;
-  std::atomic<uint32_t> units_done_{0};
   std::atomic<bool> stop_{false};
 
   // A worker's SM asking the main thread to run a call (one at a time: only
