@@ -198,13 +198,27 @@ void ParallelPace::record(uint64_t sm_ticks) {
   // first cycle's end): either way, what the clock does between the
   // recorded cycles is the same.
   const auto now = clock_();
-  if (stretch_start_ != std::chrono::steady_clock::time_point{}) {
+  const bool timed = stretch_start_ != std::chrono::steady_clock::time_point{} && !warming_up_;
+  if (timed) {
     const double ns = std::chrono::duration<double, std::nano>(now - stretch_start_).count();
     ns_per_tick_[parallel_] = ns / static_cast<double>(stretch_ticks_);
   }
   stretch_start_ = now;
   stretch_cycles_ = 0;
   stretch_ticks_ = 0;
+  // The first stretch after a change of way is not timed: the SMs' state is
+  // still in the other threads' caches and the workers may be asleep, which
+  // made every probe of the threads look slower than they are.
+  if (!timed) {
+    warming_up_ = false;
+    return;
+  }
+  const bool was_parallel = parallel_;
+  choose();
+  warming_up_ = parallel_ != was_parallel;
+}
+
+void ParallelPace::choose() {
   if (ns_per_tick_[0] == 0 || ns_per_tick_[1] == 0) {
     parallel_ = ns_per_tick_[1] == 0;  // measure the way not measured yet
     return;

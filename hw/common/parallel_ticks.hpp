@@ -55,7 +55,11 @@ class ParallelPace {
   uint64_t cycles() const { return cycles_; }  // cycles recorded
 
  private:
+  // After a stretch is timed: the way for the next one.
+  void choose();
+
   Clock clock_;
+  bool warming_up_ = false;  // this stretch follows a change of way: not timed
   uint32_t probe_every_ = kProbeEvery;
   bool probing_ = false;
   bool always_ = false;
