@@ -520,22 +520,14 @@ void SmCore::ldst_step() {
       ldst_.data_ready = std::max(ldst_.data_ready, l1.ready);
       if (l1.hit) continue;
       // One request for the line's missing sectors.
-      const uint32_t token = next_read_token();
-      const uint64_t ready = access_memory(line, l1.missing, false, token);
-      if (ready == GlobalMemoryPort::kLater) {
-        take_read_token(token);
+      const uint32_t token = take_read_token();
+      const uint64_t answer = access_memory(line, l1.missing, false, token);
+      if (answer == GlobalMemoryPort::kLater) {
         later_.push_back({LaterAnswer::Use::LoadLine, token, 0, line, l1.missing, 0});
         ++ldst_.later_lines;
         continue;
       }
-      if (ready == GlobalMemoryPort::kDeferred) {
-        open_read(token, /*icache=*/false, line, l1.missing);
-        l1d_.fill_requested(line, l1.missing, token);
-        ldst_.undecided.push_back(token);
-        continue;
-      }
-      l1d_.fill_in_flight(line, l1.missing, ready, now_);
-      ldst_.data_ready = std::max(ldst_.data_ready, ready);
+      load_line_answered(token, line, l1.missing, answer, ldst_.data_ready, ldst_.undecided);
     } else {
       // Fermi's L1 is write-evict for global stores: stores go to L2.
       stats_.global_store_lines++;
@@ -594,17 +586,14 @@ void SmCore::finish_load_with(uint32_t warp, const WarpInstruction& inst, uint64
   undecided.clear();
 }
 
-void SmCore::open_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors) {
-  take_read_token(token);
-  record_read(token, icache, line, sectors);
-}
-
-void SmCore::take_read_token(uint32_t token) {
-  if (token == reads_.size()) {
+uint32_t SmCore::take_read_token() {
+  if (free_reads_.empty()) {
     reads_.emplace_back();
-  } else {
-    free_reads_.pop_back();  // token is next_read_token(): the last free one
+    return static_cast<uint32_t>(reads_.size() - 1);
   }
+  const uint32_t token = free_reads_.back();
+  free_reads_.pop_back();
+  return token;
 }
 
 void SmCore::record_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors) {
@@ -616,12 +605,14 @@ void SmCore::record_read(uint32_t token, bool icache, uint64_t line, ChunkMask s
 }
 
 uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) {
-  const uint32_t token = next_read_token();
+  const uint32_t token = take_read_token();
   const uint64_t ready = memory_.access(line_addr, ChunkMask::line(line_bytes_), is_write, cycle, token);
-  if (ready != GlobalMemoryPort::kDeferred) return ready;
-  // A write held at the L2 (FR-FCFS) is never acknowledged: nothing waits for it.
-  if (is_write) return cycle;
-  open_read(token, /*icache=*/false, line_addr, ChunkMask());
+  if (ready != GlobalMemoryPort::kDeferred || is_write) {
+    free_reads_.push_back(token);
+    // A write held at the L2 (FR-FCFS) is never acknowledged: nothing waits for it.
+    return ready != GlobalMemoryPort::kDeferred ? ready : cycle;
+  }
+  record_read(token, /*icache=*/false, line_addr, ChunkMask());
   reads_[token].mechanism = true;
   reads_[token].tag = tag;
   return MechanismMemoryPort::kDeferred;
@@ -630,6 +621,31 @@ uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint6
 MechanismMemoryPort::SwapRegion SmCore::swap_region() const {
   const uint64_t share = gpu_.dram.swap_bytes / gpu_.num_sms / line_bytes_ * line_bytes_;
   return {gpu_.dram.swap_base + sm_id_ * share, share};
+}
+
+void SmCore::load_line_answered(uint32_t token, uint64_t line, ChunkMask sectors, uint64_t answer,
+                                uint64_t& data_ready, std::vector<uint32_t>& undecided) {
+  if (answer == GlobalMemoryPort::kDeferred) {
+    record_read(token, /*icache=*/false, line, sectors);
+    l1d_.fill_requested(line, sectors, token);
+    undecided.push_back(token);
+    return;
+  }
+  free_reads_.push_back(token);
+  l1d_.fill_in_flight(line, sectors, answer, now_);
+  data_ready = std::max(data_ready, answer);
+}
+
+void SmCore::instruction_fill_answered(uint32_t slot, uint32_t token, uint64_t line, uint64_t answer, uint64_t seq) {
+  if (answer == GlobalMemoryPort::kDeferred) {
+    record_read(token, /*icache=*/true, line, ChunkMask());
+    icache_.fill_requested(line, token);
+    reads_[token].fetches.push_back({seq, slot});
+    return;
+  }
+  free_reads_.push_back(token);
+  icache_.fill_in_flight(line, answer, now_);
+  fill_waits_.push({answer, seq, slot});
 }
 
 uint64_t SmCore::apply_later_answers(const uint64_t* answers, size_t count) {
@@ -648,27 +664,11 @@ uint64_t SmCore::apply_later_answers(const uint64_t* answers, size_t count) {
       case LaterAnswer::Use::None:
         break;
       case LaterAnswer::Use::LoadLine:
-        if (answer == GlobalMemoryPort::kDeferred) {
-          record_read(a.token, /*icache=*/false, a.line, a.sectors);
-          l1d_.fill_requested(a.line, a.sectors, a.token);
-          undecided.push_back(a.token);
-        } else {
-          free_reads_.push_back(a.token);
-          l1d_.fill_in_flight(a.line, a.sectors, answer, now_);
-          data_ready = std::max(data_ready, answer);
-        }
+        load_line_answered(a.token, a.line, a.sectors, answer, data_ready, undecided);
         break;
       case LaterAnswer::Use::InstructionFill:
-        if (answer == GlobalMemoryPort::kDeferred) {
-          record_read(a.token, /*icache=*/true, a.line, ChunkMask());
-          icache_.fill_requested(a.line, a.token);
-          reads_[a.token].fetches.push_back({a.seq, a.warp});
-        } else {
-          free_reads_.push_back(a.token);
-          icache_.fill_in_flight(a.line, answer, now_);
-          fill_waits_.push({answer, a.seq, a.warp});
-          wake = std::min(wake, answer);
-        }
+        instruction_fill_answered(a.warp, a.token, a.line, answer, a.seq);
+        if (answer != GlobalMemoryPort::kDeferred) wake = std::min(wake, answer);
         break;
     }
   }
@@ -1196,23 +1196,17 @@ void SmCore::read_icache(uint32_t slot) {
     case InstructionCache::Outcome::Miss: {
       // One line read through the SM's memory port, like a load's miss.
       const uint64_t line = icache_.line_of(addr);
-      const uint32_t token = next_read_token();
-      fill_ready = access_memory(line, ChunkMask::line(icache_.line_bytes()), /*is_write=*/false, token);
-      if (fill_ready == GlobalMemoryPort::kLater) {
-        take_read_token(token);
-        w.ib_visible = kNever;
-        later_.push_back({LaterAnswer::Use::InstructionFill, token, slot, line, ChunkMask(), fill_wait_seq_++});
-        return;
+      const uint32_t token = take_read_token();
+      const uint64_t answer =
+          access_memory(line, ChunkMask::line(icache_.line_bytes()), /*is_write=*/false, token);
+      w.ib_visible = kNever;
+      const uint64_t seq = fill_wait_seq_++;
+      if (answer == GlobalMemoryPort::kLater) {
+        later_.push_back({LaterAnswer::Use::InstructionFill, token, slot, line, ChunkMask(), seq});
+      } else {
+        instruction_fill_answered(slot, token, line, answer, seq);
       }
-      if (fill_ready == GlobalMemoryPort::kDeferred) {
-        open_read(token, /*icache=*/true, line, ChunkMask());
-        icache_.fill_requested(line, token);
-        w.ib_visible = kNever;
-        reads_[token].fetches.push_back({fill_wait_seq_++, slot});
-        return;
-      }
-      icache_.fill_in_flight(line, fill_ready, now_);
-      break;
+      return;
     }
     case InstructionCache::Outcome::PendingHit:
       if (lookup.fill != InstructionCache::kDecided) {

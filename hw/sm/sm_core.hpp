@@ -294,16 +294,19 @@ class SmCore : private MechanismMemoryPort {
   // The load the LDST unit has sent all lines of is complete when its data
   // is back: at ldst_.data_ready, or after the undecided reads it waits for.
   void finish_load();
-  // Deferred reads (FR-FCFS): the token the next deferred read gets, and
-  // the record of one.
-  uint32_t next_read_token() const {
-    return free_reads_.empty() ? static_cast<uint32_t>(reads_.size()) : free_reads_.back();
-  }
-  void open_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors);
-  // Takes `token` (next_read_token()) from the free ones; open_read() does and
-  // then records the read.
-  void take_read_token(uint32_t token);
+  // Deferred reads (FR-FCFS): takes a free token for a read to send (it
+  // goes back to the free ones unless the answer is deferred), and records
+  // the deferred read under it.
+  uint32_t take_read_token();
   void record_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors);
+  // What the SM does with the port's answer (a cycle, or kDeferred) to a
+  // load line's miss, at once or after the tick (apply_later_answers()):
+  // the L1 fill and the load's data time, or the deferred read it waits for.
+  void load_line_answered(uint32_t token, uint64_t line, ChunkMask sectors, uint64_t answer, uint64_t& data_ready,
+                          std::vector<uint32_t>& undecided);
+  // ... and to warp `slot`'s instruction-cache miss, `seq` its place among
+  // the fetches waiting for fills.
+  void instruction_fill_answered(uint32_t slot, uint32_t token, uint64_t line, uint64_t answer, uint64_t seq);
   // The LDST unit and the instruction cache ask the port through this: it
   // may answer kLater (GlobalMemoryPort) when nothing else in the tick can
   // look at the answer (one line and one fetch a cycle).

@@ -1,8 +1,6 @@
 #include "hw/top/gpu_module.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <string>
 
 namespace smshare {
 
@@ -97,8 +95,8 @@ bool GpuModule::tick_due_sms(uint64_t cycle) {
     for (uint32_t i = 0; i < sms_.size(); ++i) {
       if (due_[i] != cycle) continue;
       due_[i] = next_due_[i].cycle;
-      const uint64_t wake = sms_[i]->apply_later_answers();
-      if (wake != SmCore::kNever) due_[i] = due_[i] >= SmCore::kAwaitMemory ? wake : std::min(due_[i], wake);
+      const uint64_t answers_due = sms_[i]->apply_later_answers();
+      if (answers_due != SmCore::kNever) wake(i, answers_due);
     }
     pace_.record(due_sms);
     return true;
@@ -152,10 +150,13 @@ void GpuModule::deliver_memory_responses(uint64_t cycle) {
   responses_.clear();
   memory_->advance(sc_core::sc_time::from_value(before), responses_);
   for (const MemCompletion& c : responses_) {
-    const uint64_t wake = sms_[c.sm]->memory_response(c.token, c.done_ps);
-    uint64_t& due = due_[c.sm];
-    due = due >= SmCore::kAwaitMemory ? wake : std::min(due, wake);
+    wake(c.sm, sms_[c.sm]->memory_response(c.token, c.done_ps));
   }
+}
+
+void GpuModule::wake(uint32_t sm, uint64_t cycle) {
+  uint64_t& due = due_[sm];
+  due = due >= SmCore::kAwaitMemory ? cycle : std::min(due, cycle);
 }
 
 uint64_t GpuModule::next_memory_cycle() const {

@@ -96,6 +96,9 @@ class GpuModule : public sc_core::sc_module {
   // which the next decision is due (SmCore::kNever: none).
   void deliver_memory_responses(uint64_t cycle);
   uint64_t next_memory_cycle() const;
+  // SM `sm` must be ticked from `cycle` on (its memory answers): sooner than
+  // it was due, or at all when it slept until a deferred response.
+  void wake(uint32_t sm, uint64_t cycle);
   // Gives each SM one CTA of kernel `k` per round, round-robin, until no SM
   // takes another (GPGPU-Sim's CTA issue at kernel launch).
   void launch(size_t k);
