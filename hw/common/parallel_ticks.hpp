@@ -97,8 +97,8 @@ class ParallelTicks final : public TickTurn {
   ParallelTicks& operator=(const ParallelTicks&) = delete;
 
   // Ticks a cycle: tick_unit(u) for each unit u with due[u], on all threads,
-  // and returns when every one has returned; rethrows the first exception one
-  // threw. tick_unit ticks the unit's SMs in order and calls finished(sm)
+  // and returns when every one has returned; rethrows the exception of the
+  // lowest unit that threw (as in SM order). tick_unit ticks the unit's SMs in order and calls finished(sm)
   // after each (the others' turn may come); an SM of a unit not due this
   // cycle has no turn to wait for.
   void run_cycle(const std::vector<Unit>& units, const std::vector<uint8_t>& due,
