@@ -10,6 +10,15 @@
 
 namespace smshare {
 
+// The number of set bits, by halves: the portable x86-64 build has no
+// POPCNT, and __builtin_popcount / std::bitset::count there are a libgcc
+// call costing twice as much.
+constexpr uint32_t count_bits(uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
 // Words for a set of `size` members.
 inline std::vector<uint64_t> bit_words(uint32_t size) { return std::vector<uint64_t>((size + 63) / 64, 0); }
 

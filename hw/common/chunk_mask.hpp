@@ -14,8 +14,9 @@
 // where a mask is expected.
 #pragma once
 
-#include <bitset>
 #include <cstdint>
+
+#include "hw/common/bit_words.hpp"
 
 namespace smshare {
 
@@ -41,7 +42,7 @@ class ChunkMask {
 
   constexpr uint32_t bits() const { return bits_; }
   constexpr bool any() const { return bits_ != 0; }
-  uint32_t count() const { return static_cast<uint32_t>(std::bitset<kMaxChunks>(bits_).count()); }
+  constexpr uint32_t count() const { return count_bits(bits_); }
   uint32_t bytes() const { return count() * kChunkBytes; }
   bool test(uint32_t chunk) const { return bits_ >> chunk & 1u; }
   // Bytes from the start of the line to the end of the last chunk (0 if none).

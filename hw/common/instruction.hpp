@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "hw/common/bit_words.hpp"
+
 namespace smshare {
 
 constexpr unsigned kWarpLanes = 32;      // lanes per warp (Fermi through Maxwell)
@@ -81,13 +83,7 @@ struct WarpInstruction {
   uint16_t phase = 0;
   std::array<uint64_t, kWarpLanes> addr{};
 
-  unsigned active_lanes() const {
-    // A bit count by halves: the portable x86-64 build has no POPCNT, and
-    // __builtin_popcount there is a libgcc call costing twice as much.
-    uint32_t v = active_mask - ((active_mask >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
-  }
+  unsigned active_lanes() const { return count_bits(active_mask); }
 };
 
 // Copies `src` into `dst` as the pipeline passes it on (into a collector

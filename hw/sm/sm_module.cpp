@@ -18,7 +18,6 @@
 namespace smshare {
 
 using sc_core::sc_time;
-using sc_core::SC_PS;
 
 SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& gpu,
                    const MechanismModuleFactory& make_mechanism_modules, std::optional<SmSlots> slots)
@@ -138,7 +137,7 @@ uint64_t SmModule::transport(uint64_t line_addr, ChunkMask chunks, bool is_write
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   const uint64_t now_ps = sc_core::sc_time_stamp().value();
   const uint64_t issue_ps = cycle * period_ps_;
-  sc_time delay(static_cast<double>(issue_ps > now_ps ? issue_ps - now_ps : 0), SC_PS);
+  sc_time delay = sc_time::from_value(issue_ps > now_ps ? issue_ps - now_ps : 0);  // the resolution is 1 ps
   socket->b_transport(payload_, delay);
   if (payload_.is_response_error()) {
     SC_REPORT_ERROR("smshare/sm", (std::string(name()) + ": memory access to " + hex(line_addr) +

@@ -7,7 +7,11 @@ namespace smshare {
 GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
                      ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads,
                      bool host_threads_always)
-    : sc_module(name), spec_(spec), mechanism_(std::move(mechanism)), kernel_origin_(kernel_origin) {
+    : sc_module(name),
+      spec_(spec),
+      period_ps_(spec.core_period_ps()),
+      mechanism_(std::move(mechanism)),
+      kernel_origin_(kernel_origin) {
   for (KernelSource* k : kernels) {
     KernelRecord rec;
     rec.kernel = k;
@@ -138,15 +142,14 @@ void GpuModule::clock_method() {
   if (memory_->defers_responses()) next = std::min(next, next_memory_cycle());
   if (next == SmCore::kNever) return;  // nothing left: the simulation ends
   if (wave_ && cycle < wave_->first_cycle()) next = std::min(next, wave_->first_cycle());  // the window's $dumpvars
-  next_trigger(sc_core::sc_time(static_cast<double>((next - cycle) * spec_.core_period_ps()), sc_core::SC_PS));
+  next_trigger(sc_core::sc_time::from_value((next - cycle) * period_ps_));  // the resolution is 1 ps
 }
 
 void GpuModule::deliver_memory_responses(uint64_t cycle) {
   // Every request made before `cycle` is in; those of `cycle` and later
   // reach a channel at cycle x period + lead or later, so decisions before
   // that time see every request that arrived by then (MemoryTiming).
-  const uint64_t period = spec_.core_period_ps();
-  const uint64_t before = cycle * period + memory_->timing().decision_lead_ps();
+  const uint64_t before = cycle * period_ps_ + memory_->timing().decision_lead_ps();
   responses_.clear();
   memory_->advance(sc_core::sc_time::from_value(before), responses_);
   for (const MemCompletion& c : responses_) {
@@ -164,10 +167,10 @@ uint64_t GpuModule::next_memory_cycle() const {
   const uint64_t t = memory_->timing().next_decision_ps();
   if (t == MemoryTiming::kDeferred) return SmCore::kNever;
   const uint64_t lead = memory_->timing().decision_lead_ps();
-  return t < lead ? 0 : (t - lead) / spec_.core_period_ps() + 1;
+  return t < lead ? 0 : (t - lead) / period_ps_ + 1;
 }
 
-uint64_t GpuModule::now_cycle() const { return sc_core::sc_time_stamp().value() / spec_.core_period_ps(); }
+uint64_t GpuModule::now_cycle() const { return sc_core::sc_time_stamp().value() / period_ps_; }
 
 uint64_t GpuModule::end_cycle() const {
   uint64_t end = 0;

@@ -119,6 +119,7 @@ class GpuModule : public sc_core::sc_module {
   void follow_window(uint64_t cycle);
 
   const GpuSpec& spec_;
+  const uint64_t period_ps_;  // spec_.core_period_ps(), which rounds a division: read every cycle
   const ConfiguredMechanism mechanism_;
   const std::string kernel_origin_;
   std::vector<KernelRecord> records_;
