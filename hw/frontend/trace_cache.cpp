@@ -16,7 +16,7 @@
 #include "hw/common/error.hpp"
 #include "hw/common/file_mapping.hpp"
 #include "hw/frontend/trace_opcodes.hpp"
-#include "hw/sweep/sha256.hpp"
+#include "hw/common/sha256.hpp"
 
 namespace smshare {
 namespace {

@@ -20,7 +20,7 @@
 #include "hw/power/power_model.hpp"
 #include "hw/power/structure_sizes.hpp"
 #include "hw/sharing/registry.hpp"
-#include "hw/sweep/sha256.hpp"
+#include "hw/common/sha256.hpp"
 #include "hw/top/gpu_module.hpp"
 #include "hw/top/report.hpp"
 
