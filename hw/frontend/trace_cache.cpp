@@ -11,8 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <type_traits>
 
+#include "hw/common/atomic_file.hpp"
 #include "hw/common/error.hpp"
 #include "hw/common/file_mapping.hpp"
 #include "hw/frontend/trace_opcodes.hpp"
@@ -437,8 +439,6 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const
 std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents contents,
                                                           const TraceFileStamp& stamp) const {
   std::string problem;  // why the cache was not written
-  std::string tmp = cache_path_ + ".tmp-XXXXXX";
-  int fd = -1;
   TraceFileStamp after;
   try {
     after = trace_stamp();
@@ -446,34 +446,25 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents
     problem = e.what();
   }
   const bool trace_unchanged = problem.empty() && after.size == stamp.size && after.mtime_ns == stamp.mtime_ns;
+  std::optional<AtomicFileWrite> out;
   if (trace_unchanged) {
     // A folder named by SMSHARE_TRACE_CACHE_DIR is made if missing (one level).
     const size_t slash = cache_path_.rfind('/');
     if (slash != std::string::npos && slash > 0) ::mkdir(cache_path_.substr(0, slash).c_str(), 0777);
-    fd = mkstemp(&tmp[0]);
-    if (fd < 0) problem = std::strerror(errno);
+    out.emplace(cache_path_);
+    problem = out->error();
   }
+  const bool writable = trace_unchanged && problem.empty();
 
   // The trace is hashed only for a cache that can be written: the hash is
   // what a later run checks when the trace's time no longer vouches for it.
   TraceFileStamp recorded = stamp;
   if (too_recent_to_trust(stamp.mtime_ns)) recorded.mtime_ns = 0;
-  const std::string trace_sha256 = fd >= 0 ? sha256_file_hex(trace_path_) : std::string(64, '0');
+  const std::string trace_sha256 = writable ? sha256_file_hex(trace_path_) : std::string(64, '0');
   auto bytes = std::make_shared<std::string>(encode_image(contents, recorded, trace_sha256, decoder_key_));
   contents = DecodedTrace::Contents();  // now in `bytes`
+  if (writable && !out->commit(*bytes)) problem = out->error();
 
-  if (fd >= 0) {
-    // Others may read the cache: as readable as a trace usually is.
-    if (fchmod(fd, 0644) != 0) problem = std::strerror(errno);
-    for (size_t done = 0; done < bytes->size() && problem.empty();) {
-      const ssize_t w = ::write(fd, bytes->data() + done, bytes->size() - done);
-      if (w < 0 && errno != EINTR) problem = std::strerror(errno);
-      if (w > 0) done += static_cast<size_t>(w);
-    }
-    if (::close(fd) != 0 && problem.empty()) problem = std::strerror(errno);
-    if (problem.empty() && std::rename(tmp.c_str(), cache_path_.c_str()) != 0) problem = std::strerror(errno);
-    if (!problem.empty()) ::unlink(tmp.c_str());
-  }
   if (trace_unchanged && !problem.empty()) {
     static bool said = false;
     if (!said)

@@ -11,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "hw/common/atomic_file.hpp"
 #include "hw/common/error.hpp"
 #include "hw/sweep/process.hpp"
 #include "hw/sweep/sweep_progress.hpp"

@@ -306,6 +306,24 @@ TEST(TraceCache, OptionsAreKeyed) {
   }
 }
 
+// Written as an ordinary file is (hw/common/atomic_file.hpp): 0666 less the
+// umask, so a group-writable trace folder gets a group-writable cache, and
+// no temporary is left beside it.
+TEST(TraceCache, TheCacheFileHasTheModeTheUmaskGivesAndNoTemporaryRemains) {
+  TempDir dir;
+  CacheDirSetting beside("");
+  const std::string trace = copy_trace(dir, "handwritten/kernel-1.traceg");
+  const mode_t old_mask = ::umask(002);
+  TraceKernel cold(trace, {}, {});
+  ::umask(old_mask);
+  ASSERT_EQ(cold.cache_path(), trace + ".smcache");
+  struct stat st {};
+  ASSERT_EQ(::stat(cold.cache_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0664u);
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "left behind: " << e.path();
+}
+
 TEST(TraceCache, UnwritableFolderDecodesInMemoryAndSaysSoOnce) {
   TempDir dir;
   // A folder that cannot be made (its parent is a file): no cache can be
