@@ -270,6 +270,42 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+std::string cache_path_of(const std::string& trace_path) {
+  const char* dir = std::getenv("SMSHARE_TRACE_CACHE_DIR");
+  if (!dir || !*dir) return trace_path + ".smcache";
+  const std::string abs = absolute(trace_path);
+  return std::string(dir) + "/" + base_name(abs) + "." + sha256_hex(abs).substr(0, 16) + ".smcache";
+}
+
+TraceFileStamp stamp_of(const std::string& trace_path) {
+  struct stat st {};
+  if (::stat(trace_path.c_str(), &st) != 0)
+    throw input_error(trace_path, "", std::string("cannot open trace file: ") + std::strerror(errno));
+  return {static_cast<uint64_t>(st.st_size),
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+// The cache file mapped whole; null with the reason in `why` if it cannot be.
+std::shared_ptr<const FileMapping> map_cache(const std::string& cache_path, std::string* why) {
+  const int fd = ::open(cache_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *why = errno == ENOENT ? "absent" : std::string("cannot be opened: ") + std::strerror(errno);
+    return nullptr;
+  }
+  std::shared_ptr<const FileMapping> mapping = FileMapping::map(fd);
+  const int e = errno;
+  ::close(fd);
+  if (!mapping) *why = std::string("cannot be mapped: ") + std::strerror(e);
+  return mapping;
+}
+
+// The trace's size and modification time as the cache recorded them stand
+// for its content: the time was recorded (not too close to the trace's last
+// write) and has not changed since. Otherwise only the trace's hash can say.
+bool stamp_vouches_for_content(const CacheHeader& h, const TraceFileStamp& now) {
+  return now.size == h.trace_size && h.trace_mtime_ns != 0 && h.trace_mtime_ns == now.mtime_ns;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- stream
@@ -366,37 +402,15 @@ std::string trace_decoder_key(bool unknown_opcode_as_alu) {
 }
 
 TraceCacheFile::TraceCacheFile(std::string trace_path, std::string decoder_key)
-    : trace_path_(std::move(trace_path)), decoder_key_(std::move(decoder_key)) {
-  const char* dir = std::getenv("SMSHARE_TRACE_CACHE_DIR");
-  if (dir && *dir) {
-    const std::string abs = absolute(trace_path_);
-    cache_path_ = std::string(dir) + "/" + base_name(abs) + "." + sha256_hex(abs).substr(0, 16) + ".smcache";
-  } else {
-    cache_path_ = trace_path_ + ".smcache";
-  }
-}
+    : trace_path_(std::move(trace_path)),
+      decoder_key_(std::move(decoder_key)),
+      cache_path_(cache_path_of(trace_path_)) {}
 
-TraceFileStamp TraceCacheFile::trace_stamp() const {
-  struct stat st {};
-  if (::stat(trace_path_.c_str(), &st) != 0)
-    throw input_error(trace_path_, "", std::string("cannot open trace file: ") + std::strerror(errno));
-  return {static_cast<uint64_t>(st.st_size),
-          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
-}
+TraceFileStamp TraceCacheFile::trace_stamp() const { return stamp_of(trace_path_); }
 
 std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const {
-  const int fd = ::open(cache_path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *why = errno == ENOENT ? "absent" : std::string("cannot be opened: ") + std::strerror(errno);
-    return nullptr;
-  }
-  const std::shared_ptr<const FileMapping> mapping = FileMapping::map(fd);
-  const int e = errno;
-  ::close(fd);
-  if (!mapping) {
-    *why = std::string("cannot be mapped: ") + std::strerror(e);
-    return nullptr;
-  }
+  const std::shared_ptr<const FileMapping> mapping = map_cache(cache_path_, why);
+  if (!mapping) return nullptr;
   try {
     const CacheHeader h = read_header(mapping->data(), mapping->size());
     if (std::string(h.decoder_key, sizeof h.decoder_key) != decoder_key_)
@@ -410,7 +424,7 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const
       throw CacheRejected{"the trace file cannot be read"};  // the build then reports it as usual
     }
     if (now.size != h.trace_size) throw CacheRejected{"stale (the trace's size changed)"};
-    if (h.trace_mtime_ns == 0 || h.trace_mtime_ns != now.mtime_ns) {
+    if (!stamp_vouches_for_content(h, now)) {
       // Touched, copied, or stamped too soon after a write: the content decides.
       if (sha256_file_hex(trace_path_) != std::string(h.trace_sha256, sizeof h.trace_sha256))
         throw CacheRejected{"stale (the trace's content changed)"};
@@ -486,6 +500,25 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents
   trace->storage_ = bytes;
   trace->cache_path_ = trace_unchanged && problem.empty() ? cache_path_ : std::string();
   return trace;
+}
+
+std::string trace_file_sha256(const std::string& trace_path) {
+  std::string why;
+  if (const auto mapping = map_cache(cache_path_of(trace_path), &why)) {
+    try {
+      const CacheHeader h = read_header(mapping->data(), mapping->size());
+      // The checksum covers the recorded hash: a damaged header must not
+      // name the trace (a cache with other decoder options still may).
+      const bool whole = image_checksum(h, mapping->data() + sizeof h, h.file_bytes - sizeof h) == h.checksum;
+      if (whole && stamp_vouches_for_content(h, stamp_of(trace_path)))
+        return std::string(h.trace_sha256, sizeof h.trace_sha256);
+    } catch (const CacheRejected&) {
+      // an unusable cache: hash the trace
+    } catch (const InputError&) {
+      // the trace cannot be read: sha256_file_hex says so, naming it
+    }
+  }
+  return sha256_file_hex(trace_path);
 }
 
 }  // namespace smshare
