@@ -153,6 +153,25 @@ TEST_F(SweepSpecTest, PathsAreRelativeToTheSpecFolderAndNamesStayNames) {
   EXPECT_EQ(spec.runs[1].run_args[4], folder + "/k.yaml");
 }
 
+// host_threads is a setting of every run, not an axis: no column, and each
+// run's arguments end with it (a report is the same for every N).
+TEST_F(SweepSpecTest, HostThreadsGoToEveryRunAndAreNoColumn) {
+  const SweepSpec spec = load_sweep_spec(write(R"(
+host_threads: 4
+axes:
+  kernel: [hotspot, sgemm]
+  set: {gpu.num_sms: 2}
+)"));
+  EXPECT_EQ(spec.host_threads, 4u);
+  EXPECT_EQ(spec.columns, (std::vector<std::string>{"kernel", "set.gpu.num_sms"}));
+  ASSERT_EQ(spec.runs.size(), 2u);
+  EXPECT_EQ(args(spec.runs[0]), "run --kernel hotspot --set gpu.num_sms=2 --host-threads 4");
+  EXPECT_EQ(args(spec.runs[1]), "run --kernel sgemm --set gpu.num_sms=2 --host-threads 4");
+  const SweepSpec one = load_sweep_spec(write("axes: {kernel: hotspot}\nhost_threads: 1\n"));
+  EXPECT_EQ(one.host_threads, 1u);
+  EXPECT_EQ(args(one.runs[0]), "run --kernel hotspot") << "1 is the default: nothing to add";
+}
+
 TEST_F(SweepSpecTest, BadSpecsAreRefusedNamingTheFileAndKey) {
   const std::string file = (dir_ / "spec.yaml").string();
   const struct {
@@ -177,6 +196,12 @@ TEST_F(SweepSpecTest, BadSpecsAreRefusedNamingTheFileAndKey) {
       {"axes: {kernel: a}\ngrids: {kernel: b}", "'grids'", "non-empty list"},
       {"axes: {kernel: a}\nplot: {metric: ipc}", "'plot'", "list of plots"},
       {"axes: {a: {x: {mechanism: m}}, b: {y: {mechanism: n}}}", "'axes.b.y.mechanism'", "also set by bundle axis 'a'"},
+      {"axes: {kernel: a}\nhost_threads: 0", "'host_threads'", "'0' is not a number of host threads (allowed: 1 to 256)"},
+      {"axes: {kernel: a}\nhost_threads: 257", "'host_threads'", "(allowed: 1 to 256)"},
+      {"axes: {kernel: a}\nhost_threads: two", "'host_threads'", "'two' is not a number of host threads"},
+      {"axes: {kernel: a}\nhost_threads: 2.5", "'host_threads'", "'2.5' is not a number of host threads"},
+      {"axes: {kernel: a}\nhost_threads: [2, 4]", "'host_threads'", "single value"},
+      {"axes: {kernel: a, host_threads: [1, 2]}", "'axes.host_threads'", "not an axis"},
   };
   for (const auto& c : cases) {
     const std::string e = error_of(c.yaml);
