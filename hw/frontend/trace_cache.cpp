@@ -11,12 +11,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <type_traits>
 
+#include "hw/common/atomic_file.hpp"
 #include "hw/common/error.hpp"
 #include "hw/common/file_mapping.hpp"
 #include "hw/frontend/trace_opcodes.hpp"
-#include "hw/sweep/sha256.hpp"
+#include "hw/common/sha256.hpp"
 
 namespace smshare {
 namespace {
@@ -268,6 +270,42 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+std::string cache_path_of(const std::string& trace_path) {
+  const char* dir = std::getenv("SMSHARE_TRACE_CACHE_DIR");
+  if (!dir || !*dir) return trace_path + ".smcache";
+  const std::string abs = absolute(trace_path);
+  return std::string(dir) + "/" + base_name(abs) + "." + sha256_hex(abs).substr(0, 16) + ".smcache";
+}
+
+TraceFileStamp stamp_of(const std::string& trace_path) {
+  struct stat st {};
+  if (::stat(trace_path.c_str(), &st) != 0)
+    throw input_error(trace_path, "", std::string("cannot open trace file: ") + std::strerror(errno));
+  return {static_cast<uint64_t>(st.st_size),
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+// The cache file mapped whole; null with the reason in `why` if it cannot be.
+std::shared_ptr<const FileMapping> map_cache(const std::string& cache_path, std::string* why) {
+  const int fd = ::open(cache_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *why = errno == ENOENT ? "absent" : std::string("cannot be opened: ") + std::strerror(errno);
+    return nullptr;
+  }
+  std::shared_ptr<const FileMapping> mapping = FileMapping::map(fd);
+  const int e = errno;
+  ::close(fd);
+  if (!mapping) *why = std::string("cannot be mapped: ") + std::strerror(e);
+  return mapping;
+}
+
+// The trace's size and modification time as the cache recorded them stand
+// for its content: the time was recorded (not too close to the trace's last
+// write) and has not changed since. Otherwise only the trace's hash can say.
+bool stamp_vouches_for_content(const CacheHeader& h, const TraceFileStamp& now) {
+  return now.size == h.trace_size && h.trace_mtime_ns != 0 && h.trace_mtime_ns == now.mtime_ns;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- stream
@@ -369,37 +407,15 @@ std::string trace_decoder_key(bool unknown_opcode_as_alu) {
 }
 
 TraceCacheFile::TraceCacheFile(std::string trace_path, std::string decoder_key)
-    : trace_path_(std::move(trace_path)), decoder_key_(std::move(decoder_key)) {
-  const char* dir = std::getenv("SMSHARE_TRACE_CACHE_DIR");
-  if (dir && *dir) {
-    const std::string abs = absolute(trace_path_);
-    cache_path_ = std::string(dir) + "/" + base_name(abs) + "." + sha256_hex(abs).substr(0, 16) + ".smcache";
-  } else {
-    cache_path_ = trace_path_ + ".smcache";
-  }
-}
+    : trace_path_(std::move(trace_path)),
+      decoder_key_(std::move(decoder_key)),
+      cache_path_(cache_path_of(trace_path_)) {}
 
-TraceFileStamp TraceCacheFile::trace_stamp() const {
-  struct stat st {};
-  if (::stat(trace_path_.c_str(), &st) != 0)
-    throw input_error(trace_path_, "", std::string("cannot open trace file: ") + std::strerror(errno));
-  return {static_cast<uint64_t>(st.st_size),
-          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
-}
+TraceFileStamp TraceCacheFile::trace_stamp() const { return stamp_of(trace_path_); }
 
 std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const {
-  const int fd = ::open(cache_path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *why = errno == ENOENT ? "absent" : std::string("cannot be opened: ") + std::strerror(errno);
-    return nullptr;
-  }
-  const std::shared_ptr<const FileMapping> mapping = FileMapping::map(fd);
-  const int e = errno;
-  ::close(fd);
-  if (!mapping) {
-    *why = std::string("cannot be mapped: ") + std::strerror(e);
-    return nullptr;
-  }
+  const std::shared_ptr<const FileMapping> mapping = map_cache(cache_path_, why);
+  if (!mapping) return nullptr;
   try {
     const CacheHeader h = read_header(mapping->data(), mapping->size());
     if (std::string(h.decoder_key, sizeof h.decoder_key) != decoder_key_)
@@ -413,7 +429,7 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const
       throw CacheRejected{"the trace file cannot be read"};  // the build then reports it as usual
     }
     if (now.size != h.trace_size) throw CacheRejected{"stale (the trace's size changed)"};
-    if (h.trace_mtime_ns == 0 || h.trace_mtime_ns != now.mtime_ns) {
+    if (!stamp_vouches_for_content(h, now)) {
       // Touched, copied, or stamped too soon after a write: the content decides.
       if (sha256_file_hex(trace_path_) != std::string(h.trace_sha256, sizeof h.trace_sha256))
         throw CacheRejected{"stale (the trace's content changed)"};
@@ -442,8 +458,6 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const
 std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents contents,
                                                           const TraceFileStamp& stamp) const {
   std::string problem;  // why the cache was not written
-  std::string tmp = cache_path_ + ".tmp-XXXXXX";
-  int fd = -1;
   TraceFileStamp after;
   try {
     after = trace_stamp();
@@ -451,34 +465,25 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents
     problem = e.what();
   }
   const bool trace_unchanged = problem.empty() && after.size == stamp.size && after.mtime_ns == stamp.mtime_ns;
+  std::optional<AtomicFileWrite> out;
   if (trace_unchanged) {
     // A folder named by SMSHARE_TRACE_CACHE_DIR is made if missing (one level).
     const size_t slash = cache_path_.rfind('/');
     if (slash != std::string::npos && slash > 0) ::mkdir(cache_path_.substr(0, slash).c_str(), 0777);
-    fd = mkstemp(&tmp[0]);
-    if (fd < 0) problem = std::strerror(errno);
+    out.emplace(cache_path_);
+    problem = out->error();
   }
+  const bool writable = trace_unchanged && problem.empty();
 
   // The trace is hashed only for a cache that can be written: the hash is
   // what a later run checks when the trace's time no longer vouches for it.
   TraceFileStamp recorded = stamp;
   if (too_recent_to_trust(stamp.mtime_ns)) recorded.mtime_ns = 0;
-  const std::string trace_sha256 = fd >= 0 ? sha256_file_hex(trace_path_) : std::string(64, '0');
+  const std::string trace_sha256 = writable ? sha256_file_hex(trace_path_) : std::string(64, '0');
   auto bytes = std::make_shared<std::string>(encode_image(contents, recorded, trace_sha256, decoder_key_));
   contents = DecodedTrace::Contents();  // now in `bytes`
+  if (writable && !out->commit(*bytes)) problem = out->error();
 
-  if (fd >= 0) {
-    // Others may read the cache: as readable as a trace usually is.
-    if (fchmod(fd, 0644) != 0) problem = std::strerror(errno);
-    for (size_t done = 0; done < bytes->size() && problem.empty();) {
-      const ssize_t w = ::write(fd, bytes->data() + done, bytes->size() - done);
-      if (w < 0 && errno != EINTR) problem = std::strerror(errno);
-      if (w > 0) done += static_cast<size_t>(w);
-    }
-    if (::close(fd) != 0 && problem.empty()) problem = std::strerror(errno);
-    if (problem.empty() && std::rename(tmp.c_str(), cache_path_.c_str()) != 0) problem = std::strerror(errno);
-    if (!problem.empty()) ::unlink(tmp.c_str());
-  }
   if (trace_unchanged && !problem.empty()) {
     static bool said = false;
     if (!said)
@@ -500,6 +505,25 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents
   trace->storage_ = bytes;
   trace->cache_path_ = trace_unchanged && problem.empty() ? cache_path_ : std::string();
   return trace;
+}
+
+std::string trace_file_sha256(const std::string& trace_path) {
+  std::string why;
+  if (const auto mapping = map_cache(cache_path_of(trace_path), &why)) {
+    try {
+      const CacheHeader h = read_header(mapping->data(), mapping->size());
+      // The checksum covers the recorded hash: a damaged header must not
+      // name the trace (a cache with other decoder options still may).
+      const bool whole = image_checksum(h, mapping->data() + sizeof h, h.file_bytes - sizeof h) == h.checksum;
+      if (whole && stamp_vouches_for_content(h, stamp_of(trace_path)))
+        return std::string(h.trace_sha256, sizeof h.trace_sha256);
+    } catch (const CacheRejected&) {
+      // an unusable cache: hash the trace
+    } catch (const InputError&) {
+      // the trace cannot be read: sha256_file_hex says so, naming it
+    }
+  }
+  return sha256_file_hex(trace_path);
 }
 
 }  // namespace smshare

@@ -11,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "hw/common/atomic_file.hpp"
 #include "hw/common/error.hpp"
 #include "hw/sweep/process.hpp"
 #include "hw/sweep/sweep_progress.hpp"
@@ -74,7 +75,7 @@ size_t run_local(const std::vector<PendingRun>& runs, const std::string& smshare
 
 std::string submit_slurm(const std::vector<PendingRun>& runs, const std::string& smshare,
                          const std::string& sweep_name, const std::string& submission_dir,
-                         const SlurmOptions& options) {
+                         const SlurmOptions& options, unsigned cpus_per_task) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(submission_dir, ec);
@@ -99,6 +100,7 @@ std::string submit_slurm(const std::vector<PendingRun>& runs, const std::string&
   if (!options.partition.empty()) argv.push_back("--partition=" + options.partition);
   if (!options.time.empty()) argv.push_back("--time=" + options.time);
   if (!options.mem.empty()) argv.push_back("--mem=" + options.mem);
+  if (cpus_per_task > 1) argv.push_back("--cpus-per-task=" + std::to_string(cpus_per_task));
   argv.push_back(submission_dir + "/array.sh");
   const CommandOutput out = run_command(argv);
   if (out.exit_code == 127)

@@ -27,12 +27,13 @@ struct SlurmOptions {
   unsigned max_parallel = 0;         // --array=...%N; 0: Slurm's own limit
 };
 
-// Submits one job array and returns its job id. The submission's files
+// Submits one job array and returns its job id; each task asks for
+// `cpus_per_task` CPUs (the spec's host_threads). The submission's files
 // (array.sh, tasks.txt, job_id and the tasks' slurm-*.out) go to
 // `submission_dir`. Throws InputError if sbatch is missing or refuses.
 std::string submit_slurm(const std::vector<PendingRun>& runs, const std::string& smshare,
                          const std::string& sweep_name, const std::string& submission_dir,
-                         const SlurmOptions& options);
+                         const SlurmOptions& options, unsigned cpus_per_task);
 
 // True while `job_id` is queued or running (squeue lists it).
 bool slurm_job_active(const std::string& job_id);

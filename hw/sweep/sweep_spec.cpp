@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "hw/common/error.hpp"
+#include "hw/common/host_threads.hpp"
 #include "hw/common/text.hpp"
 #include "hw/common/yaml_file.hpp"
 
@@ -31,7 +32,8 @@ constexpr ParameterFlag kParameters[] = {
     {"smem_per_cta", "--smem-per-cta"},
 };
 constexpr const char* kSetPrefix = "set.";
-const std::vector<std::string> kTopKeys = {"name", "description", "axes", "grids", "zip", "exclude", "outputs", "plot"};
+const std::vector<std::string> kTopKeys = {"name",    "description", "axes", "grids",       "zip",
+                                           "exclude", "outputs",     "plot", "host_threads"};
 
 using Settings = std::vector<std::pair<std::string, std::string>>;  // parameter -> value, in order
 
@@ -70,6 +72,8 @@ class SpecReader {
                                        "output folder)");
     if (root["description"]) spec.description = scalar(root["description"], "description");
     if (!root["axes"] && !root["grids"]) throw input_error(file_, "axes", "missing: a spec needs axes (or grids)");
+    if (root["host_threads"]) host_threads_ = read_host_threads(root["host_threads"]);
+    spec.host_threads = host_threads_;
 
     const std::vector<Axis> common = root["axes"] ? read_axes(root["axes"], "axes") : std::vector<Axis>{};
     std::vector<std::vector<Axis>> grids;
@@ -108,6 +112,18 @@ class SpecReader {
   }
 
  private:
+  unsigned read_host_threads(const YAML::Node& n) const {
+    const std::string text = scalar(n, "host_threads");
+    const bool digits = !text.empty() && text.size() <= 3 &&
+                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const unsigned value = digits ? static_cast<unsigned>(std::stoul(text)) : 0;
+    if (value < 1 || value > kMaxHostThreads)
+      throw input_error(file_, "host_threads",
+                        "'" + text + "' is not a number of host threads (allowed: 1 to " +
+                            std::to_string(kMaxHostThreads) + ")");
+    return value;
+  }
+
   std::string scalar(const YAML::Node& n, const std::string& key) const {
     if (!n.IsScalar()) throw input_error(file_, key, "must be a single value, not a list or mapping");
     return n.Scalar();
@@ -347,6 +363,10 @@ class SpecReader {
         args.push_back("--set");
         args.push_back(k.substr(std::string(kSetPrefix).size()) + "=" + v);
       }
+    if (host_threads_ > 1) {
+      args.push_back("--host-threads");
+      args.push_back(std::to_string(host_threads_));
+    }
     return args;
   }
 
@@ -369,6 +389,7 @@ class SpecReader {
   }
 
   std::string file_;
+  unsigned host_threads_ = 1;  // `host_threads:`, read before the runs are expanded
 };
 
 }  // namespace

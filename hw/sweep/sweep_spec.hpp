@@ -28,6 +28,11 @@ struct SweepSpec {
   std::vector<std::string> columns;  // axis columns in order of first appearance (plus "grid" with grids:)
   std::vector<SweepRun> runs;        // the expansion, last axis varying fastest
   std::vector<std::string> outputs;  // report fields for the end-of-sweep table
+  // `host_threads:` (1 to kMaxHostThreads, default 1): every run ticks its
+  // SMs on this many host threads (`--host-threads N` in its run_args when
+  // above 1), and a Slurm task asks for as many CPUs. Not an axis: a report
+  // is the same for every N, so N names no run (run identities leave it out).
+  unsigned host_threads = 1;
   YAML::Node plot;                   // `plot:` as written: scripts/plot_sweep.py validates and draws it
 };
 

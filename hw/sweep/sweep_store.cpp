@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "hw/common/atomic_file.hpp"
 #include "hw/common/error.hpp"
 
 namespace smshare {
@@ -33,18 +34,6 @@ nlohmann::json read_json_file(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path + ": not valid JSON: " + e.what());
   }
-}
-
-void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << content;
-    if (!out.flush()) throw InputError(tmp + ": cannot be written: " + std::strerror(errno));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw InputError(path + ": cannot be written: " + ec.message());
 }
 
 SweepStore::SweepStore(std::string out_dir) : out_dir_(std::move(out_dir)) {

@@ -77,7 +77,5 @@ std::string csv_field(const std::string& text);
 
 // Reads a JSON file; throws InputError naming it.
 nlohmann::json read_json_file(const std::string& path);
-// Writes through a temporary file and a rename, so readers never see half a file.
-void write_file_atomically(const std::string& path, const std::string& content);
 
 }  // namespace smshare

@@ -30,6 +30,7 @@
 
 #include "hw/common/error.hpp"
 #include "hw/common/gpu_config.hpp"
+#include "hw/common/host_threads.hpp"
 #include "hw/sharing/registry.hpp"
 #include "hw/sweep/sweep_store.hpp"
 #include "hw/top/simulation.hpp"
@@ -168,7 +169,6 @@ const CLI::Validator kCount(
     },
     "", "count");
 
-constexpr uint64_t kMaxHostThreads = 256;
 const CLI::Validator kHostThreads(
     [](const std::string& text) {
       uint64_t v;
@@ -300,7 +300,7 @@ void add_sweep(CLI::App& sweep, Invocation& in) {
   sweep.add_option("--out", s.out_dir, "output folder (default out/sweeps/<spec name>)")->type_name("DIR");
   sweep.add_option_function<uint64_t>(
            "--jobs", [&s](const uint64_t& n) { s.jobs = static_cast<unsigned>(n); },
-           "local backend: runs at a time (default: the core count)")
+           "local backend: runs at a time (default: the core count divided by the spec's host_threads)")
       ->check(kCount)
       ->type_name("N");
   sweep.add_flag("--force", s.force, "run again the runs that are done");

@@ -16,11 +16,12 @@
 #include "hw/common/structure_module.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
+#include "hw/frontend/trace_cache.hpp"
 #include "hw/frontend/trace_kernel.hpp"
 #include "hw/power/power_model.hpp"
 #include "hw/power/structure_sizes.hpp"
 #include "hw/sharing/registry.hpp"
-#include "hw/sweep/sha256.hpp"
+#include "hw/common/sha256.hpp"
 #include "hw/top/gpu_module.hpp"
 #include "hw/top/report.hpp"
 
@@ -332,7 +333,7 @@ nlohmann::json run_identity(const RunRequest& req) {
   if (!req.trace.empty()) {
     const TraceKernelList list = read_trace_kernel_list(req.trace);
     workload["trace_kernels_sha256"] = nlohmann::json::array();
-    for (const auto& path : list.kernel_paths) workload["trace_kernels_sha256"].push_back(sha256_file_hex(path));
+    for (const auto& path : list.kernel_paths) workload["trace_kernels_sha256"].push_back(trace_file_sha256(path));
   } else {
     workload["profile_sha256"] = sha256_file_hex(run.kernel_origin);
   }

@@ -16,7 +16,7 @@
 
 #include "hw/common/error.hpp"
 #include "hw/sweep/process.hpp"
-#include "hw/sweep/sha256.hpp"
+#include "hw/common/sha256.hpp"
 #include "hw/sweep/sweep_progress.hpp"
 #include "hw/sweep/sweep_spec.hpp"
 #include "hw/sweep/sweep_store.hpp"
@@ -178,11 +178,13 @@ int run_sweep(const SweepOptions& options, const RunArgsParser& parse) {
               << store.out_dir() << "\n";
     const std::string smshare = self_executable();
     if (options.backend == "local") {
-      const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+      // By default as many runs at a time as their host threads fit the cores.
+      const unsigned jobs =
+          options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency() / spec.host_threads);
       run_local(to_run, smshare, jobs, spec.name, std::cerr, options.terminal);
     } else {
       const std::string submission = fs::absolute(next_submission_dir(store)).string();
-      const std::string job = submit_slurm(to_run, smshare, spec.name, submission, options.slurm);
+      const std::string job = submit_slurm(to_run, smshare, spec.name, submission, options.slurm, spec.host_threads);
       std::cerr << "sweep " << spec.name << ": submitted Slurm job array " << job << " (" << to_run.size()
                 << " tasks; files in " << submission << ")\n";
       if (!options.wait) {

@@ -229,6 +229,32 @@ def case_a_failed_run_does_not_stop_the_sweep(smshare, tmp):
     check(all(r["status"] == "ok" for r in rows(out)), "the failed run was not tried again")
 
 
+def case_host_threads_reach_every_run_and_name_no_run(smshare, tmp):
+    # host_threads: N adds --host-threads N to every run; a report is the same
+    # for every N, so the runs keep their hashes and a done run stays done.
+    body = "axes:\n  kernel: [hotspot, backprop]\n" + FAST
+    one = write(tmp / "one.yaml", "name: ht\n" + body)
+    two = write(tmp / "two.yaml", "name: ht\nhost_threads: 2\n" + body)
+    p = sweep(smshare, two, "--out", tmp / "two", "--jobs", 1)
+    check(p.returncode == 0, f"sweep failed ({p.returncode}): {p.stderr}")
+    p = sweep(smshare, one, "--out", tmp / "one", "--jobs", 1)
+    check(p.returncode == 0, f"sweep failed ({p.returncode}): {p.stderr}")
+    check(hashes(tmp / "two") == hashes(tmp / "one"), f"host_threads changed the hashes: "
+          f"{hashes(tmp / 'two')} vs {hashes(tmp / 'one')}")
+    check("host_threads" not in rows(tmp / "two")[0], "host_threads became a column")
+    for h in hashes(tmp / "two"):
+        run_dir = tmp / "two" / "runs" / h
+        run_args = json.loads((run_dir / "request.json").read_text())["run_args"]
+        check(run_args[-2:] == ["--host-threads", "2"], f"{run_dir}/request.json run_args: {run_args}")
+        threads = json.loads((run_dir / "report.json").read_text())["host"]["threads"]
+        check(threads == 2, f"{run_dir}/report.json host.threads is {threads}")
+        check(stripped(run_dir / "report.json") == stripped(tmp / "one" / "runs" / h / "report.json"),
+              f"run {h}: the report with 2 host threads differs from the one with 1")
+    again = sweep(smshare, two, "--out", tmp / "one")
+    check(again.returncode == 0 and "2 were already done" in again.stdout,
+          "runs done with 1 host thread were not done for host_threads: 2\n" + again.stdout + again.stderr)
+
+
 def case_bad_specs_and_flags(smshare, tmp):
     def expect(args, code, *needles, cwd=None):
         p = subprocess.run([smshare, *map(str, args)], capture_output=True, text=True, cwd=cwd)
@@ -245,6 +271,9 @@ def case_bad_specs_and_flags(smshare, tmp):
     spec = write(tmp / "bad4.yaml", "axes:\n  kernel: hotspot\n  set: {sm.registerz: [1]}\n")
     expect(["sweep", spec, "--out", tmp / "o"], 1, "run 1", "sm.registerz")
     check(not list((tmp / "o" / "runs").glob("*/report.json")), "a bad spec ran something")
+    spec = write(tmp / "bad5.yaml", "host_threads: 512\naxes: {kernel: hotspot}\n")
+    expect(["sweep", spec, "--out", tmp / "o"], 1, str(spec), "'host_threads'",
+           "'512' is not a number of host threads (allowed: 1 to 256)")
     expect(["sweep", tmp / "missing.yaml"], 1, "missing.yaml: cannot be read")
     good = write(tmp / "good.yaml", "axes: {kernel: hotspot}\n")
     expect(["sweep"], 2, "SPEC is required")

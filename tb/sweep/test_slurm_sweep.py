@@ -10,7 +10,9 @@ Starts a cluster with tb/sweep/slurm_cluster.sh in a temporary directory
   C  --backend slurm --no-wait, then `--collect` once the array has left squeue.
 and checks that A and C hold the same runs as B with the same reports (host
 timing aside), every run ok and executed by Slurm, and a 4-row results.csv; and that
-submitting a finished sweep again submits nothing.
+submitting a finished sweep again submits nothing. Then
+  D  the spec with host_threads: 2, --backend slurm: the same runs and reports
+     as B, its job array asking for 2 CPUs per task.
 
 Exit status: 0 pass, 1 fail, 77 skipped (Slurm cannot start on this machine:
 not root, or its packages cannot be installed; CTest SKIP_RETURN_CODE 77).
@@ -173,6 +175,17 @@ def test(smshare, tmp, cluster):
     sweep(smshare, spec, tmp / "C", env, "--collect")
     times["slurm sweep (--no-wait, --collect)"] = time.monotonic() - t0
     check_like_local(tmp / "C", tmp / "B", "slurm")
+
+    # host_threads: 2: each task asks Slurm for 2 CPUs, and the runs are the
+    # local ones (same hashes, same reports).
+    spec2 = tmp / "spec2.yaml"
+    spec2.write_text(SPEC + "host_threads: 2\n")
+    times["slurm sweep, 2 host threads"] = sweep(smshare, spec2, tmp / "D", env, "--backend", "slurm")
+    check_like_local(tmp / "D", tmp / "B", "slurm")
+    args = ["scontrol", "show", "job", submitted_job_id(tmp / "D")]
+    proc, _ = run(args, env, timeout=30)
+    check(proc.returncode == 0 and "CPUs/Task=2" in proc.stdout,
+          f"the job array did not ask for 2 CPUs per task\n{describe(args, proc)}")
 
     t0 = time.monotonic()
     subprocess.run(["bash", str(CLUSTER), "stop", str(cluster)], check=True)

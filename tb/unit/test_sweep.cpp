@@ -1,7 +1,6 @@
-// Sweeps in plain C++: SHA-256 against FIPS 180-4's examples, the spec's
-// expansion (products, bundles, grids, zips, exclusions) and its errors, the
-// run store's outcome records and the flattening of reports into columns,
-// and the progress line.
+// Sweeps in plain C++: the spec's expansion (products, bundles, grids, zips,
+// exclusions) and its errors, the run store's outcome records and the
+// flattening of reports into columns, and the progress line.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,7 +10,6 @@
 #include <unistd.h>
 
 #include "hw/common/error.hpp"
-#include "hw/sweep/sha256.hpp"
 #include "hw/sweep/sweep_progress.hpp"
 #include "hw/sweep/sweep_spec.hpp"
 #include "hw/sweep/sweep_store.hpp"
@@ -20,41 +18,6 @@ namespace smshare {
 namespace {
 
 namespace fs = std::filesystem;
-
-// ------------------------------------------------------------------ SHA-256
-
-TEST(Sha256, FipsExamples) {
-  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-}
-
-TEST(Sha256, AMillionAsFedInPiecesOfEveryLength) {
-  // FIPS 180-2 appendix B.3; pieces of 1..97 bytes cross every block boundary.
-  Sha256 h;
-  const std::string a(97, 'a');
-  size_t fed = 0;
-  for (size_t piece = 1; fed < 1000000; piece = piece % 97 + 1) {
-    const size_t n = std::min(piece, 1000000 - fed);
-    h.update(a.data(), n);
-    fed += n;
-  }
-  EXPECT_EQ(h.hex_digest(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-}
-
-TEST(Sha256, FileDigestEqualsTextDigestAndAMissingFileIsNamed) {
-  const std::string path = "/tmp/smshare_sha_" + std::to_string(getpid());
-  std::ofstream(path) << "abc";
-  EXPECT_EQ(sha256_file_hex(path), sha256_hex("abc"));
-  fs::remove(path);
-  try {
-    sha256_file_hex(path);
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
-  }
-}
 
 // ------------------------------------------------------------------ specs
 
@@ -190,6 +153,25 @@ TEST_F(SweepSpecTest, PathsAreRelativeToTheSpecFolderAndNamesStayNames) {
   EXPECT_EQ(spec.runs[1].run_args[4], folder + "/k.yaml");
 }
 
+// host_threads is a setting of every run, not an axis: no column, and each
+// run's arguments end with it (a report is the same for every N).
+TEST_F(SweepSpecTest, HostThreadsGoToEveryRunAndAreNoColumn) {
+  const SweepSpec spec = load_sweep_spec(write(R"(
+host_threads: 4
+axes:
+  kernel: [hotspot, sgemm]
+  set: {gpu.num_sms: 2}
+)"));
+  EXPECT_EQ(spec.host_threads, 4u);
+  EXPECT_EQ(spec.columns, (std::vector<std::string>{"kernel", "set.gpu.num_sms"}));
+  ASSERT_EQ(spec.runs.size(), 2u);
+  EXPECT_EQ(args(spec.runs[0]), "run --kernel hotspot --set gpu.num_sms=2 --host-threads 4");
+  EXPECT_EQ(args(spec.runs[1]), "run --kernel sgemm --set gpu.num_sms=2 --host-threads 4");
+  const SweepSpec one = load_sweep_spec(write("axes: {kernel: hotspot}\nhost_threads: 1\n"));
+  EXPECT_EQ(one.host_threads, 1u);
+  EXPECT_EQ(args(one.runs[0]), "run --kernel hotspot") << "1 is the default: nothing to add";
+}
+
 TEST_F(SweepSpecTest, BadSpecsAreRefusedNamingTheFileAndKey) {
   const std::string file = (dir_ / "spec.yaml").string();
   const struct {
@@ -214,6 +196,12 @@ TEST_F(SweepSpecTest, BadSpecsAreRefusedNamingTheFileAndKey) {
       {"axes: {kernel: a}\ngrids: {kernel: b}", "'grids'", "non-empty list"},
       {"axes: {kernel: a}\nplot: {metric: ipc}", "'plot'", "list of plots"},
       {"axes: {a: {x: {mechanism: m}}, b: {y: {mechanism: n}}}", "'axes.b.y.mechanism'", "also set by bundle axis 'a'"},
+      {"axes: {kernel: a}\nhost_threads: 0", "'host_threads'", "'0' is not a number of host threads (allowed: 1 to 256)"},
+      {"axes: {kernel: a}\nhost_threads: 257", "'host_threads'", "(allowed: 1 to 256)"},
+      {"axes: {kernel: a}\nhost_threads: two", "'host_threads'", "'two' is not a number of host threads"},
+      {"axes: {kernel: a}\nhost_threads: 2.5", "'host_threads'", "'2.5' is not a number of host threads"},
+      {"axes: {kernel: a}\nhost_threads: [2, 4]", "'host_threads'", "single value"},
+      {"axes: {kernel: a, host_threads: [1, 2]}", "'axes.host_threads'", "not an axis"},
   };
   for (const auto& c : cases) {
     const std::string e = error_of(c.yaml);

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "hw/common/error.hpp"
+#include "hw/common/sha256.hpp"
+#include "hw/frontend/trace_cache.hpp"
 #include "hw/frontend/trace_kernel.hpp"
 #include "tb/common/profile_test_support.hpp"
 #include "tb/common/temp_dir.hpp"
@@ -214,6 +216,45 @@ TEST(TraceCache, ASecondLoadReadsTheCacheNotTheText) {
   EXPECT_EQ(warm.header().kernel_name, cold.header().kernel_name);
 }
 
+// A sweep names its runs by the SHA-256 of their traces: a trace whose cache
+// vouches for it is not hashed again (with its bytes swapped for others of
+// the same size and time, the recorded hash is still given); otherwise, or
+// from a damaged cache, the file is hashed.
+TEST(TraceCache, TheTracesHashComesFromAValidCacheOrFromTheFile) {
+  TempDir dir;
+  CacheDirSetting cache_dir(dir.path() + "/cache");
+  const std::string trace = copy_trace(dir, "handwritten/kernel-1.traceg");
+  const std::string original = read_bytes(trace);
+  const std::string original_sha = sha256_hex(original);
+  EXPECT_EQ(trace_file_sha256(trace), original_sha) << "no cache yet: the file's hash";
+
+  TraceOptions alu;
+  alu.unknown_opcode_as_alu = true;  // another decoder key: the trace's hash is the same
+  TraceKernel built(trace, {}, alu);
+  const std::string cache = built.cache_path();
+  struct stat st {};
+  ASSERT_EQ(::stat(trace.c_str(), &st), 0);
+  const std::string other(original.size(), '?');
+  write_bytes(trace, other);
+  const timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, trace.c_str(), times, 0), 0);
+  EXPECT_EQ(trace_file_sha256(trace), original_sha) << "the trace was hashed although its cache vouches for it";
+
+  age(trace, 1800);  // a new time: the stamp no longer vouches, the content decides
+  EXPECT_EQ(trace_file_sha256(trace), sha256_hex(other));
+
+  write_bytes(trace, original);
+  ASSERT_EQ(utimensat(AT_FDCWD, trace.c_str(), times, 0), 0);
+  std::string damaged = read_bytes(cache);
+  damaged[40] = static_cast<char>(damaged[40] ^ 0x01);  // in the recorded SHA-256
+  write_bytes(cache, damaged);
+  EXPECT_EQ(trace_file_sha256(trace), original_sha) << "a damaged cache named the trace";
+
+  write_bytes(trace, std::string(5, 'x'));  // in the recorded time, sized otherwise
+  ASSERT_EQ(utimensat(AT_FDCWD, trace.c_str(), times, 0), 0);
+  EXPECT_EQ(trace_file_sha256(trace), sha256_hex("xxxxx"));
+}
+
 TEST(TraceCache, RebuiltWhenTheTraceChanges) {
   TempDir dir;
   CacheDirSetting cache_dir(dir.path() + "/cache");
@@ -304,6 +345,24 @@ TEST(TraceCache, OptionsAreKeyed) {
     EXPECT_NE(std::string(e.what()).find("kernel-1.traceg:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("key 'opcode': unknown opcode 'QQQQ'"), std::string::npos) << e.what();
   }
+}
+
+// Written as an ordinary file is (hw/common/atomic_file.hpp): 0666 less the
+// umask, so a group-writable trace folder gets a group-writable cache, and
+// no temporary is left beside it.
+TEST(TraceCache, TheCacheFileHasTheModeTheUmaskGivesAndNoTemporaryRemains) {
+  TempDir dir;
+  CacheDirSetting beside("");
+  const std::string trace = copy_trace(dir, "handwritten/kernel-1.traceg");
+  const mode_t old_mask = ::umask(002);
+  TraceKernel cold(trace, {}, {});
+  ::umask(old_mask);
+  ASSERT_EQ(cold.cache_path(), trace + ".smcache");
+  struct stat st {};
+  ASSERT_EQ(::stat(cold.cache_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0664u);
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "left behind: " << e.path();
 }
 
 TEST(TraceCache, UnwritableFolderDecodesInMemoryAndSaysSoOnce) {

@@ -1,4 +1,4 @@
-#include "hw/sweep/sha256.hpp"
+#include "hw/common/sha256.hpp"
 
 #include <cerrno>
 #include <cstring>

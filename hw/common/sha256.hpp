@@ -1,5 +1,7 @@
-// SHA-256 (FIPS 180-4): names a sweep's runs by the content of everything that
-// determines their result. A collision would make one run's report stand for
+// SHA-256 (FIPS 180-4). It names a sweep's runs by the content of everything
+// that determines their result, and keys the decoded-trace cache to the trace
+// it was built from and to the decoder (hw/frontend/trace_cache.*). A
+// collision would make one run's report, or one trace's decoding, stand for
 // another's, so a cryptographic hash rather than a fast one.
 #pragma once
 
