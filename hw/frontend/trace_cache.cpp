@@ -17,8 +17,8 @@
 #include "hw/common/atomic_file.hpp"
 #include "hw/common/error.hpp"
 #include "hw/common/file_mapping.hpp"
-#include "hw/frontend/trace_opcodes.hpp"
 #include "hw/common/sha256.hpp"
+#include "hw/frontend/trace_opcodes.hpp"
 
 namespace smshare {
 namespace {

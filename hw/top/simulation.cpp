@@ -13,6 +13,7 @@
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/params.hpp"
 #include "hw/common/progress.hpp"
+#include "hw/common/sha256.hpp"
 #include "hw/common/structure_module.hpp"
 #include "hw/frontend/kernel_profile.hpp"
 #include "hw/frontend/profile_kernel.hpp"
@@ -21,7 +22,6 @@
 #include "hw/power/power_model.hpp"
 #include "hw/power/structure_sizes.hpp"
 #include "hw/sharing/registry.hpp"
-#include "hw/common/sha256.hpp"
 #include "hw/top/gpu_module.hpp"
 #include "hw/top/report.hpp"
 

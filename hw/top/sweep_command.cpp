@@ -15,8 +15,8 @@
 #include <thread>
 
 #include "hw/common/error.hpp"
-#include "hw/sweep/process.hpp"
 #include "hw/common/sha256.hpp"
+#include "hw/sweep/process.hpp"
 #include "hw/sweep/sweep_progress.hpp"
 #include "hw/sweep/sweep_spec.hpp"
 #include "hw/sweep/sweep_store.hpp"
