@@ -936,13 +936,7 @@ void SmCore::issue() {
   const size_t num_schedulers = schedulers_.size();
   const size_t first = pipelined_ ? now_ % num_schedulers : 0;
   for (size_t k = 0, s = first; k < num_schedulers; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
-    const auto& counts = wait_count_[s];
-    for (unsigned r = kNumStallReasons; r-- > 1;)
-      if (counts[r]) {
-        best = std::max(best, static_cast<StallReason>(r));
-        break;
-      }
-    const uint32_t ready = counts[static_cast<int>(StallReason::None)];
+    const uint32_t ready = wait_count_[s][static_cast<int>(StallReason::None)];
     schedulable += ready;
     SchedulerProbes& probes = scheduler_probes_[s];
     probes.ready_warps = ready;
@@ -979,6 +973,16 @@ void SmCore::issue() {
     issued_any = issued_any || issued;
   }
   probes_.schedulable_warps = schedulable;
+  // The most advanced reason any scheduler's waiting warps show: only needed
+  // when nothing issued, and then nothing changed the counts in the loop
+  // above (a refused or pipeline-full try changes no warp's reason).
+  if (!issued_any)
+    for (const auto& counts : wait_count_)
+      for (unsigned r = kNumStallReasons; r-- > 1;)
+        if (counts[r]) {
+          best = std::max(best, static_cast<StallReason>(r));
+          break;
+        }
   last_reason_ = issued_any ? StallReason::None : best;
   probes_.stall_reason = static_cast<uint32_t>(last_reason_);
   last_waited_on_memory_ =
@@ -1169,7 +1173,16 @@ void SmCore::fetch() {
 }
 
 uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
-  const uint32_t n = static_cast<uint32_t>(warps_.size());
+  const uint32_t n = slots_.warps;  // warps_.size()
+  if (n <= 64) {
+    // One word (the SMs of most configurations): rotated so that bit k' is
+    // slot (start + k') mod n, the answer is its lowest set bit from k on.
+    const uint64_t word = fetch_wanted_slots_[0];  // no bit at n or above
+    const uint64_t below_n = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+    const uint64_t rotated = (word >> start | (start == 0 ? 0 : word << (n - start))) & below_n;
+    const uint64_t from_k = k < 64 ? rotated & (~uint64_t{0} << k) : 0;
+    return from_k ? static_cast<uint32_t>(__builtin_ctzll(from_k)) : n;
+  }
   // The first slot in [from, to) that wants a fetch, or `to`.
   auto first_in = [this](uint32_t from, uint32_t to) { return first_set_bit(fetch_wanted_slots_, from, to); };
   if (k < n - start) {  // slots start .. n-1
@@ -1239,8 +1252,12 @@ void SmCore::arrive_at_barrier(uint32_t warp) {
 void SmCore::note_if_exhausted(uint32_t warp) {
   // A warp that has issued its last instruction counts as arrived at every
   // later barrier (CUDA: exited threads do not hold __syncthreads).
+  const Warp& w = warps_[warp];
+  if (!w.exhausted && w.stream_done && w.ib_count == 0) mark_exhausted(warp);
+}
+
+void SmCore::mark_exhausted(uint32_t warp) {
   Warp& w = warps_[warp];
-  if (w.exhausted || !w.stream_done || w.ib_count) return;
   w.exhausted = true;
   update_view(warp);
   Cta& cta = ctas_[w.ctx.cta_slot];
@@ -1291,8 +1308,12 @@ void SmCore::release_barrier(Cta& cta) {
 
 // --- completion: a warp retires when drained; a CTA when all its warps have.
 void SmCore::maybe_retire(uint32_t warp) {
+  const Warp& w = warps_[warp];
+  if (w.valid && w.stream_done && w.ib_count == 0 && w.in_flight == 0) retire_warp(warp);
+}
+
+void SmCore::retire_warp(uint32_t warp) {
   Warp& w = warps_[warp];
-  if (!w.valid || !w.stream_done || w.ib_count || w.in_flight) return;
   w.valid = false;
   refresh(warp);
   --resident_warps_;

@@ -329,7 +329,10 @@ class SmCore : private MechanismMemoryPort {
   void check_barrier(uint32_t cta_slot);
   void open_barriers();
   void release_barrier(Cta& cta);
+  // Marks warp `warp` exhausted once it has issued its last instruction
+  // (the test runs after every issue and fetch; its cheap half is inlined).
   void note_if_exhausted(uint32_t warp);
+  void mark_exhausted(uint32_t warp);
   // Re-derives why warp `slot` cannot issue (or that it can) after any event
   // that may change it, and keeps per-scheduler counts of each reason, so a
   // cycle in which no warp is ready costs almost nothing.
@@ -337,7 +340,10 @@ class SmCore : private MechanismMemoryPort {
   // Copies what the scheduler policy looks at into the warp's WarpView.
   void update_view(uint32_t slot);
   StallReason blocking_reason(const Warp& w) const;
+  // Retires warp `warp` if it is drained (tested after every issue, fetch
+  // and writeback; the retirement itself is rare).
   void maybe_retire(uint32_t warp);
+  void retire_warp(uint32_t warp);
   void retire_cta(uint32_t cta_slot);
   void note_wake(uint64_t cycle) {
     if (cycle > now_ && cycle < wake_hint_) wake_hint_ = cycle;
