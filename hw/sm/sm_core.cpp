@@ -928,6 +928,7 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_issued, Vis
 }
 
 void SmCore::issue() {
+  full_pipelines_ = 0;
   StallReason best = StallReason::NoWarp;
   uint32_t schedulable = 0;
   bool issued_any = false;
@@ -1007,6 +1008,10 @@ bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
     best = std::max(best, other->wait);
     return false;
   }
+  if (full_pipelines_ >> w.need & 1) {  // what try_issue() would find
+    best = std::max(best, StallReason::Pipeline);
+    return false;
+  }
   const ExecUnit first_unit = exec_unit_of(w.head().op);
   const uint64_t pc = w.head().pc;
   const IssueOutcome outcome = try_issue(s, slot);
@@ -1021,6 +1026,7 @@ bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
   }
   if (outcome == IssueOutcome::PipelineFull) {
     best = std::max(best, StallReason::Pipeline);
+    if (inert_gate_ && !has_room(w.need)) full_pipelines_ |= 1u << w.need;
     return false;
   }
   if (!w.upper) issue_upper_half(w, pc);

@@ -414,6 +414,11 @@ class SmCore : private MechanismMemoryPort {
   bool has_room(unsigned unit) const {
     return pipelined_ ? id_oc_[unit].has_free() : collectors_.has_free_unit(static_cast<ExecUnit>(unit));
   }
+  // ExecUnit bits: pipelines an issue() try found without room this cycle,
+  // with an inert gate (nothing else to ask before the room). Issue only
+  // takes room, so the other ready warps bound for one skip the try: ready
+  // warps often queue up behind a busy unit (the LDST unit's, mostly).
+  unsigned full_pipelines_ = 0;
   // Some ready warp of `scheduler` may issue (as far as its pipeline knows).
   bool may_issue_any(size_t scheduler) const;
   // A gate refusal the policies have not yet seen in an order.
