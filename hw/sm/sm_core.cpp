@@ -856,7 +856,8 @@ void SmCore::allocate_collectors(uint32_t step) {
 
 // --- issue: each scheduler issues the first ready warp in its policy's order
 // (with sm.dual_issue, up to two instructions of that warp).
-StallReason SmCore::blocking_reason(const Warp& w) const {
+// Inline: refresh() is its only caller, after most events of a warp.
+inline StallReason SmCore::blocking_reason(const Warp& w) const {
   if (w.at_barrier) return StallReason::Barrier;
   if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
   if (w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
@@ -888,25 +889,30 @@ void SmCore::refresh(uint32_t slot) {
     wanted_word ^= bit;
     wants_fetch ? ++fetch_wanted_ : --fetch_wanted_;
   }
-  const uint32_t s = slot % spec_.num_schedulers;
+  const StallReason wait = w.valid ? blocking_reason(w) : StallReason::NoWarp;
+  const uint8_t need = wait == StallReason::None ? static_cast<uint8_t>(pipeline_need(w.head())) : 0;
+  // Most events leave a warp's reason as it was (an operand of several
+  // still pending, a fetched group still decoding): the counts hold.
+  if (w.counted && w.valid && wait == w.wait && (wait != StallReason::None || need == w.need)) return;
+  const uint32_t s = slot % spec_.num_schedulers, position = slot / spec_.num_schedulers;
   auto& counts = wait_count_[s];
   if (w.counted) {
     --counts[static_cast<int>(w.wait)];
     if (w.wait == StallReason::None) {
       --ready_need_[s][w.need];
       ready_slot_sum_[s] -= slot;
-      set_ready_bit(slot, false);
+      set_bit(ready_bits_[s], position, false);
     }
   }
   w.counted = w.valid;
   if (!w.valid) return;
-  w.wait = blocking_reason(w);
+  w.wait = wait;
   ++counts[static_cast<int>(w.wait)];
   if (w.wait == StallReason::None) {
-    w.need = static_cast<uint8_t>(pipeline_need(w.head()));
+    w.need = need;
     ++ready_need_[s][w.need];
     ready_slot_sum_[s] += slot;
-    set_ready_bit(slot, true);
+    set_bit(ready_bits_[s], position, true);
   }
 }
 

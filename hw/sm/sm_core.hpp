@@ -380,9 +380,6 @@ class SmCore : private MechanismMemoryPort {
   // ready, so a round-robin policy's order of the ready warps is a bit scan
   // (ready_in_rotation) instead of a pass over every warp.
   std::vector<std::vector<uint64_t>> ready_bits_;  // bit_words.hpp
-  void set_ready_bit(uint32_t slot, bool ready) {
-    set_bit(ready_bits_[slot % spec_.num_schedulers], slot / spec_.num_schedulers, ready);
-  }
   // Visits the ready warps of `scheduler` in list order from the position
   // after `last_issued`'s (from the front when it is not in the list), which
   // is a round-robin order() less the warps not ready, until visit(slot)
