@@ -48,6 +48,9 @@ struct SmCore::Warp {
   static constexpr uint32_t kNoHalf = ~0u;
   uint32_t other_half = kNoHalf;
   bool upper = false;
+  // The lower half of a wide warp (its upper half, if still the same pair,
+  // issues with it: issue_upper_half()).
+  bool may_lead_upper_half() const { return !upper && other_half != kNoHalf; }
   uint64_t issued = 0;  // instructions issued (a wide warp's halves are in step when equal)
 
   const WarpInstruction& head() const { return ibuffer[ib_head]; }
@@ -1035,7 +1038,7 @@ bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
     if (inert_gate_ && !has_room(w.need)) full_pipelines_ |= 1u << w.need;
     return false;
   }
-  if (!w.upper) issue_upper_half(w, pc);
+  if (w.may_lead_upper_half()) issue_upper_half(w, pc);
   // Dual issue (GPGPU-Sim's scheduler_unit::cycle with
   // gpgpu_max_insn_issue_per_warp = 2): the same warp's next instruction,
   // if it has no hazard of its own after the first issued (refresh() saw
@@ -1046,7 +1049,7 @@ bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
       !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == first_unit) &&
       !waits_for_other_half(w)) {
     const uint64_t second_pc = w.head().pc;
-    if (try_issue(s, slot) == IssueOutcome::Issued && !w.upper) issue_upper_half(w, second_pc);
+    if (try_issue(s, slot) == IssueOutcome::Issued && w.may_lead_upper_half()) issue_upper_half(w, second_pc);
   }
   return true;
 }
