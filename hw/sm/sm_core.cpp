@@ -28,8 +28,8 @@ struct SmCore::Warp {
   bool exhausted = false;    // ... and every instruction has issued: it can reach no more barriers
   bool at_barrier = false;
   bool gate_refused = false;                  // the gate refused it last cycle (shown to the policy once)
-  bool counted = false;                       // included in wait_count_
-  uint8_t need = 0;                           // while ready: its ready_need_ entry (pipeline_need of the head)
+  bool counted = false;                       // included in its scheduler's wait_count
+  uint8_t need = 0;                           // while ready: its ready_need entry (pipeline_need of the head)
   StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
@@ -166,19 +166,13 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
   }
   for (uint32_t s = 0; s < spec_.num_schedulers; ++s) {
     schedulers_.push_back(make_scheduler_policy(spec_.scheduler, spec_.two_level_active_warps));
-    sched_views_.emplace_back();
-    gate_refused_.push_back(0);
-    wait_count_.emplace_back();
-    wait_count_.back().fill(0);
-    ready_need_.emplace_back();
-    ready_need_.back().fill(0);
-    ready_slot_sum_.push_back(0);
+    SchedulerWarps& list = sched_warps_.emplace_back();
     for (uint32_t slot = s; slot < slots_.warps; slot += spec_.num_schedulers) {
       WarpView v;
       v.slot = slot;
-      sched_views_.back().push_back(v);
+      list.views.push_back(v);
     }
-    ready_bits_.push_back(bit_words(static_cast<uint32_t>(sched_views_.back().size())));
+    list.ready_bits = bit_words(static_cast<uint32_t>(list.views.size()));
   }
   scheduler_probes_.resize(spec_.num_schedulers);
   stateless_orders_ = std::all_of(schedulers_.begin(), schedulers_.end(),
@@ -252,7 +246,7 @@ bool SmCore::launch_one_cta() {
     warp.exhausted = false;
     if (warp.gate_refused) {  // left by the slot's previous warp
       warp.gate_refused = false;
-      --gate_refused_[slot % spec_.num_schedulers];
+      --sched_warps_[slot % spec_.num_schedulers].gate_refused;
     }
     warp.at_barrier = false;
     warp.ctx = {slot, cta_slot, w, next_age_++, alloc.home};
@@ -875,7 +869,7 @@ inline StallReason SmCore::blocking_reason(const Warp& w) const {
 void SmCore::update_view(uint32_t slot) {
   if (!views_read_) return;
   const Warp& w = warps_[slot];
-  WarpView& v = sched_views_[slot % spec_.num_schedulers][slot / spec_.num_schedulers];
+  WarpView& v = sched_warps_[slot % spec_.num_schedulers].views[slot / spec_.num_schedulers];
   v.valid = w.valid;
   v.age = w.ctx.age;
   v.waiting = w.pending_loads > 0 || w.at_barrier || w.exhausted || w.gate_refused;
@@ -898,13 +892,14 @@ void SmCore::refresh(uint32_t slot) {
   // still pending, a fetched group still decoding): the counts hold.
   if (w.counted && w.valid && wait == w.wait && (wait != StallReason::None || need == w.need)) return;
   const uint32_t s = slot % spec_.num_schedulers, position = slot / spec_.num_schedulers;
-  auto& counts = wait_count_[s];
+  SchedulerWarps& list = sched_warps_[s];
+  auto& counts = list.wait_count;
   if (w.counted) {
     --counts[static_cast<int>(w.wait)];
     if (w.wait == StallReason::None) {
-      --ready_need_[s][w.need];
-      ready_slot_sum_[s] -= slot;
-      set_bit(ready_bits_[s], position, false);
+      --list.ready_need[w.need];
+      list.ready_slot_sum -= slot;
+      set_bit(list.ready_bits, position, false);
     }
   }
   w.counted = w.valid;
@@ -913,14 +908,14 @@ void SmCore::refresh(uint32_t slot) {
   ++counts[static_cast<int>(w.wait)];
   if (w.wait == StallReason::None) {
     w.need = need;
-    ++ready_need_[s][w.need];
-    ready_slot_sum_[s] += slot;
-    set_bit(ready_bits_[s], position, true);
+    ++list.ready_need[w.need];
+    list.ready_slot_sum += slot;
+    set_bit(list.ready_bits, position, true);
   }
 }
 
 bool SmCore::may_issue_any(size_t scheduler) const {
-  const auto& need = ready_need_[scheduler];
+  const auto& need = sched_warps_[scheduler].ready_need;
   if (need[kNoPipeline]) return true;
   for (unsigned u = 0; u < kNumExecUnits; ++u)
     if (need[u] && has_room(u)) return true;
@@ -930,9 +925,9 @@ bool SmCore::may_issue_any(size_t scheduler) const {
 template <class Visit>
 bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_issued, Visit&& visit) const {
   const uint32_t n = spec_.num_schedulers;
-  const uint32_t list_size = static_cast<uint32_t>(sched_views_[scheduler].size());
+  const uint32_t list_size = static_cast<uint32_t>(sched_warps_[scheduler].views.size());
   const uint32_t start = last_issued % n == scheduler && last_issued / n < list_size ? last_issued / n + 1 : 0;
-  return visit_set_bits_from(ready_bits_[scheduler], list_size, start,
+  return visit_set_bits_from(sched_warps_[scheduler].ready_bits, list_size, start,
                              [&](uint32_t pos) { return visit(static_cast<uint32_t>(scheduler) + pos * n); });
 }
 
@@ -946,14 +941,15 @@ void SmCore::issue() {
   const size_t num_schedulers = schedulers_.size();
   const size_t first = pipelined_ ? now_ % num_schedulers : 0;
   for (size_t k = 0, s = first; k < num_schedulers; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
-    const uint32_t ready = wait_count_[s][static_cast<int>(StallReason::None)];
+    SchedulerWarps& list = sched_warps_[s];
+    const uint32_t ready = list.wait_count[static_cast<int>(StallReason::None)];
     schedulable += ready;
     SchedulerProbes& probes = scheduler_probes_[s];
     probes.ready_warps = ready;
     probes.issued_warp = -1;
     probes.issued_this_cycle = 0;
     if (ready == 0) continue;
-    if (skip_full_schedulers_ && gate_refused_[s] == 0 && !may_issue_any(s)) {
+    if (skip_full_schedulers_ && list.gate_refused == 0 && !may_issue_any(s)) {
       // What the loop below would find: every ready warp passes the open
       // gate and finds its pipeline full.
       best = std::max(best, StallReason::Pipeline);
@@ -964,17 +960,17 @@ void SmCore::issue() {
     uint32_t last_issued = 0;
     const bool round_robin = schedulers_[s]->round_robin(last_issued);
     if (!round_robin) {
-      if (ready == 1 && stateless_orders_) sched_order_.assign(1, ready_slot_sum_[s]);
-      else schedulers_[s]->order(sched_views_[s], sched_order_);
+      if (ready == 1 && stateless_orders_) sched_order_.assign(1, list.ready_slot_sum);
+      else schedulers_[s]->order(list.views, sched_order_);
     }
     // A refusal is shown to the policy in one ordering only: the gate may
     // say yes next time without any event on the warp.
-    refusal_shown_ = refusal_shown_ || gate_refused_[s] > 0;
-    for (uint32_t slot = static_cast<uint32_t>(s); gate_refused_[s] && slot < warps_.size();
+    refusal_shown_ = refusal_shown_ || list.gate_refused > 0;
+    for (uint32_t slot = static_cast<uint32_t>(s); list.gate_refused && slot < warps_.size();
          slot += spec_.num_schedulers)
       if (warps_[slot].gate_refused) {
         warps_[slot].gate_refused = false;
-        --gate_refused_[s];
+        --list.gate_refused;
         update_view(slot);
       }
     auto issue_one = [&](uint32_t slot) { return issue_from(s, slot, best); };
@@ -987,9 +983,9 @@ void SmCore::issue() {
   // when nothing issued, and then nothing changed the counts in the loop
   // above (a refused or pipeline-full try changes no warp's reason).
   if (!issued_any)
-    for (const auto& counts : wait_count_)
+    for (const SchedulerWarps& list : sched_warps_)
       for (unsigned r = kNumStallReasons; r-- > 1;)
-        if (counts[r]) {
+        if (list.wait_count[r]) {
           best = std::max(best, static_cast<StallReason>(r));
           break;
         }
@@ -1028,7 +1024,7 @@ bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
     best = std::max(best, StallReason::Gate);
     if (!w.gate_refused) {
       w.gate_refused = true;
-      ++gate_refused_[s];
+      ++sched_warps_[s].gate_refused;
       update_view(slot);
     }
     return false;

@@ -363,23 +363,27 @@ class SmCore : private MechanismMemoryPort {
   std::vector<Cta> ctas_;
   std::vector<std::unique_ptr<SchedulerPolicy>> schedulers_;
   std::vector<SchedulerProbes> scheduler_probes_;  // per scheduler; sized once (the waveform holds addresses)
-  std::vector<std::vector<WarpView>> sched_views_;
-  std::vector<uint32_t> gate_refused_;  // per scheduler: warps whose refusal the policy has not seen
-  // wait_count_[scheduler][reason]: warps of that scheduler in that state
-  // (reason None = ready to issue as far as the warp itself is concerned).
-  std::vector<std::array<uint32_t, kNumStallReasons>> wait_count_;
-  // ready_need_[scheduler][n]: its ready warps whose next instruction needs
-  // a slot of ExecUnit n, or (n = kNoPipeline) none: a barrier or exit.
+  // One scheduler's warps as its issue() turn sees them (kept by refresh()),
+  // together, so that a turn finds them from one base.
+  struct SchedulerWarps {
+    std::vector<WarpView> views;  // its warp list: position p holds slot scheduler + p * sm.num_schedulers
+    uint32_t gate_refused = 0;    // warps whose refusal the policy has not seen
+    // wait_count[reason]: its warps in that state (reason None = ready to
+    // issue as far as the warp itself is concerned).
+    std::array<uint32_t, kNumStallReasons> wait_count{};
+    // ready_need[n]: its ready warps whose next instruction needs a slot of
+    // ExecUnit n, or (n = kNoPipeline) none: a barrier or exit.
+    std::array<uint32_t, kNumExecUnits + 1> ready_need{};
+    // The sum of its ready warps' slots, which is the slot of the ready warp
+    // when there is one.
+    uint32_t ready_slot_sum = 0;
+    // A bit per position in its warp list, set while that warp is ready, so
+    // a round-robin policy's order of the ready warps is a bit scan
+    // (visit_ready_in_rotation) instead of a pass over every warp.
+    std::vector<uint64_t> ready_bits;  // bit_words.hpp
+  };
+  std::vector<SchedulerWarps> sched_warps_;
   static constexpr unsigned kNoPipeline = kNumExecUnits;
-  std::vector<std::array<uint32_t, kNumExecUnits + 1>> ready_need_;
-  // ready_slot_sum_[scheduler]: the sum of its ready warps' slots, which is
-  // the slot of the ready warp when there is one.
-  std::vector<uint32_t> ready_slot_sum_;
-  // ready_bits_[scheduler]: a bit per position in its warp list (position p
-  // holds slot scheduler + p * sm.num_schedulers), set while that warp is
-  // ready, so a round-robin policy's order of the ready warps is a bit scan
-  // (ready_in_rotation) instead of a pass over every warp.
-  std::vector<std::vector<uint64_t>> ready_bits_;  // bit_words.hpp
   // Visits the ready warps of `scheduler` in list order from the position
   // after `last_issued`'s (from the front when it is not in the list), which
   // is a round-robin order() less the warps not ready, until visit(slot)
@@ -391,7 +395,7 @@ class SmCore : private MechanismMemoryPort {
   // true when it issued (the scheduler is done), else `best` says why not.
   bool issue_from(size_t scheduler, uint32_t slot, StallReason& best);
   // Some policy calls order(), the only reader of the warp views: with only
-  // round-robin policies (walked on ready_bits_) update_view() has nothing
+  // round-robin policies (walked on the ready bits) update_view() has nothing
   // to keep.
   bool views_read_ = true;
   // Every policy's order keeps no state: a scheduler with one ready warp
@@ -420,7 +424,8 @@ class SmCore : private MechanismMemoryPort {
   bool may_issue_any(size_t scheduler) const;
   // A gate refusal the policies have not yet seen in an order.
   bool refusals_unseen() const {
-    return std::any_of(gate_refused_.begin(), gate_refused_.end(), [](uint32_t n) { return n > 0; });
+    return std::any_of(sched_warps_.begin(), sched_warps_.end(),
+                       [](const SchedulerWarps& list) { return list.gate_refused > 0; });
   }
   bool refusal_shown_ = false;  // this cycle's orders were shown a refusal
   // Consecutive cycles without progress run only because a stateful policy
