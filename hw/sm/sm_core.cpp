@@ -1183,7 +1183,8 @@ void SmCore::fetch() {
   }
 }
 
-uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
+// Inline: fetch()'s scan calls it twice per fetched warp.
+inline uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
   const uint32_t n = slots_.warps;  // warps_.size()
   if (n <= 64) {
     // One word (the SMs of most configurations): rotated so that bit k' is
