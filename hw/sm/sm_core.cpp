@@ -28,8 +28,8 @@ struct SmCore::Warp {
   bool exhausted = false;    // ... and every instruction has issued: it can reach no more barriers
   bool at_barrier = false;
   bool gate_refused = false;                  // the gate refused it last cycle (shown to the policy once)
-  bool counted = false;                       // included in wait_count_
-  uint8_t need = 0;                           // while ready: its ready_need_ entry (pipeline_need of the head)
+  bool counted = false;                       // included in its scheduler's wait_count
+  uint8_t need = 0;                           // while ready: its ready_need entry (pipeline_need of the head)
   StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
@@ -48,6 +48,9 @@ struct SmCore::Warp {
   static constexpr uint32_t kNoHalf = ~0u;
   uint32_t other_half = kNoHalf;
   bool upper = false;
+  // The lower half of a wide warp (its upper half, if still the same pair,
+  // issues with it: issue_upper_half()).
+  bool may_lead_upper_half() const { return !upper && other_half != kNoHalf; }
   uint64_t issued = 0;  // instructions issued (a wide warp's halves are in step when equal)
 
   const WarpInstruction& head() const { return ibuffer[ib_head]; }
@@ -163,19 +166,13 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
   }
   for (uint32_t s = 0; s < spec_.num_schedulers; ++s) {
     schedulers_.push_back(make_scheduler_policy(spec_.scheduler, spec_.two_level_active_warps));
-    sched_views_.emplace_back();
-    gate_refused_.push_back(0);
-    wait_count_.emplace_back();
-    wait_count_.back().fill(0);
-    ready_need_.emplace_back();
-    ready_need_.back().fill(0);
-    ready_slot_sum_.push_back(0);
+    SchedulerWarps& list = sched_warps_.emplace_back();
     for (uint32_t slot = s; slot < slots_.warps; slot += spec_.num_schedulers) {
       WarpView v;
       v.slot = slot;
-      sched_views_.back().push_back(v);
+      list.views.push_back(v);
     }
-    ready_bits_.push_back(bit_words(static_cast<uint32_t>(sched_views_.back().size())));
+    list.ready_bits = bit_words(static_cast<uint32_t>(list.views.size()));
   }
   scheduler_probes_.resize(spec_.num_schedulers);
   stateless_orders_ = std::all_of(schedulers_.begin(), schedulers_.end(),
@@ -249,7 +246,7 @@ bool SmCore::launch_one_cta() {
     warp.exhausted = false;
     if (warp.gate_refused) {  // left by the slot's previous warp
       warp.gate_refused = false;
-      --gate_refused_[slot % spec_.num_schedulers];
+      --sched_warps_[slot % spec_.num_schedulers].gate_refused;
     }
     warp.at_barrier = false;
     warp.ctx = {slot, cta_slot, w, next_age_++, alloc.home};
@@ -856,7 +853,8 @@ void SmCore::allocate_collectors(uint32_t step) {
 
 // --- issue: each scheduler issues the first ready warp in its policy's order
 // (with sm.dual_issue, up to two instructions of that warp).
-StallReason SmCore::blocking_reason(const Warp& w) const {
+// Inline: refresh() is its only caller, after most events of a warp.
+inline StallReason SmCore::blocking_reason(const Warp& w) const {
   if (w.at_barrier) return StallReason::Barrier;
   if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
   if (w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
@@ -871,7 +869,7 @@ StallReason SmCore::blocking_reason(const Warp& w) const {
 void SmCore::update_view(uint32_t slot) {
   if (!views_read_) return;
   const Warp& w = warps_[slot];
-  WarpView& v = sched_views_[slot % spec_.num_schedulers][slot / spec_.num_schedulers];
+  WarpView& v = sched_warps_[slot % spec_.num_schedulers].views[slot / spec_.num_schedulers];
   v.valid = w.valid;
   v.age = w.ctx.age;
   v.waiting = w.pending_loads > 0 || w.at_barrier || w.exhausted || w.gate_refused;
@@ -888,30 +886,36 @@ void SmCore::refresh(uint32_t slot) {
     wanted_word ^= bit;
     wants_fetch ? ++fetch_wanted_ : --fetch_wanted_;
   }
-  const uint32_t s = slot % spec_.num_schedulers;
-  auto& counts = wait_count_[s];
+  const StallReason wait = w.valid ? blocking_reason(w) : StallReason::NoWarp;
+  const uint8_t need = wait == StallReason::None ? static_cast<uint8_t>(pipeline_need(w.head())) : 0;
+  // Most events leave a warp's reason as it was (an operand of several
+  // still pending, a fetched group still decoding): the counts hold.
+  if (w.counted && w.valid && wait == w.wait && (wait != StallReason::None || need == w.need)) return;
+  const uint32_t s = slot % spec_.num_schedulers, position = slot / spec_.num_schedulers;
+  SchedulerWarps& list = sched_warps_[s];
+  auto& counts = list.wait_count;
   if (w.counted) {
     --counts[static_cast<int>(w.wait)];
     if (w.wait == StallReason::None) {
-      --ready_need_[s][w.need];
-      ready_slot_sum_[s] -= slot;
-      set_ready_bit(slot, false);
+      --list.ready_need[w.need];
+      list.ready_slot_sum -= slot;
+      set_bit(list.ready_bits, position, false);
     }
   }
   w.counted = w.valid;
   if (!w.valid) return;
-  w.wait = blocking_reason(w);
+  w.wait = wait;
   ++counts[static_cast<int>(w.wait)];
   if (w.wait == StallReason::None) {
-    w.need = static_cast<uint8_t>(pipeline_need(w.head()));
-    ++ready_need_[s][w.need];
-    ready_slot_sum_[s] += slot;
-    set_ready_bit(slot, true);
+    w.need = need;
+    ++list.ready_need[w.need];
+    list.ready_slot_sum += slot;
+    set_bit(list.ready_bits, position, true);
   }
 }
 
 bool SmCore::may_issue_any(size_t scheduler) const {
-  const auto& need = ready_need_[scheduler];
+  const auto& need = sched_warps_[scheduler].ready_need;
   if (need[kNoPipeline]) return true;
   for (unsigned u = 0; u < kNumExecUnits; ++u)
     if (need[u] && has_room(u)) return true;
@@ -921,13 +925,14 @@ bool SmCore::may_issue_any(size_t scheduler) const {
 template <class Visit>
 bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_issued, Visit&& visit) const {
   const uint32_t n = spec_.num_schedulers;
-  const uint32_t list_size = static_cast<uint32_t>(sched_views_[scheduler].size());
+  const uint32_t list_size = static_cast<uint32_t>(sched_warps_[scheduler].views.size());
   const uint32_t start = last_issued % n == scheduler && last_issued / n < list_size ? last_issued / n + 1 : 0;
-  return visit_set_bits_from(ready_bits_[scheduler], list_size, start,
+  return visit_set_bits_from(sched_warps_[scheduler].ready_bits, list_size, start,
                              [&](uint32_t pos) { return visit(static_cast<uint32_t>(scheduler) + pos * n); });
 }
 
 void SmCore::issue() {
+  full_pipelines_ = 0;
   StallReason best = StallReason::NoWarp;
   uint32_t schedulable = 0;
   bool issued_any = false;
@@ -936,20 +941,15 @@ void SmCore::issue() {
   const size_t num_schedulers = schedulers_.size();
   const size_t first = pipelined_ ? now_ % num_schedulers : 0;
   for (size_t k = 0, s = first; k < num_schedulers; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
-    const auto& counts = wait_count_[s];
-    for (unsigned r = kNumStallReasons; r-- > 1;)
-      if (counts[r]) {
-        best = std::max(best, static_cast<StallReason>(r));
-        break;
-      }
-    const uint32_t ready = counts[static_cast<int>(StallReason::None)];
+    SchedulerWarps& list = sched_warps_[s];
+    const uint32_t ready = list.wait_count[static_cast<int>(StallReason::None)];
     schedulable += ready;
     SchedulerProbes& probes = scheduler_probes_[s];
     probes.ready_warps = ready;
     probes.issued_warp = -1;
     probes.issued_this_cycle = 0;
     if (ready == 0) continue;
-    if (skip_full_schedulers_ && gate_refused_[s] == 0 && !may_issue_any(s)) {
+    if (skip_full_schedulers_ && list.gate_refused == 0 && !may_issue_any(s)) {
       // What the loop below would find: every ready warp passes the open
       // gate and finds its pipeline full.
       best = std::max(best, StallReason::Pipeline);
@@ -960,17 +960,17 @@ void SmCore::issue() {
     uint32_t last_issued = 0;
     const bool round_robin = schedulers_[s]->round_robin(last_issued);
     if (!round_robin) {
-      if (ready == 1 && stateless_orders_) sched_order_.assign(1, ready_slot_sum_[s]);
-      else schedulers_[s]->order(sched_views_[s], sched_order_);
+      if (ready == 1 && stateless_orders_) sched_order_.assign(1, list.ready_slot_sum);
+      else schedulers_[s]->order(list.views, sched_order_);
     }
     // A refusal is shown to the policy in one ordering only: the gate may
     // say yes next time without any event on the warp.
-    refusal_shown_ = refusal_shown_ || gate_refused_[s] > 0;
-    for (uint32_t slot = static_cast<uint32_t>(s); gate_refused_[s] && slot < warps_.size();
+    refusal_shown_ = refusal_shown_ || list.gate_refused > 0;
+    for (uint32_t slot = static_cast<uint32_t>(s); list.gate_refused && slot < warps_.size();
          slot += spec_.num_schedulers)
       if (warps_[slot].gate_refused) {
         warps_[slot].gate_refused = false;
-        --gate_refused_[s];
+        --list.gate_refused;
         update_view(slot);
       }
     auto issue_one = [&](uint32_t slot) { return issue_from(s, slot, best); };
@@ -979,6 +979,16 @@ void SmCore::issue() {
     issued_any = issued_any || issued;
   }
   probes_.schedulable_warps = schedulable;
+  // The most advanced reason any scheduler's waiting warps show: only needed
+  // when nothing issued, and then nothing changed the counts in the loop
+  // above (a refused or pipeline-full try changes no warp's reason).
+  if (!issued_any)
+    for (const SchedulerWarps& list : sched_warps_)
+      for (unsigned r = kNumStallReasons; r-- > 1;)
+        if (list.wait_count[r]) {
+          best = std::max(best, static_cast<StallReason>(r));
+          break;
+        }
   last_reason_ = issued_any ? StallReason::None : best;
   probes_.stall_reason = static_cast<uint32_t>(last_reason_);
   last_waited_on_memory_ =
@@ -1003,6 +1013,10 @@ bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
     best = std::max(best, other->wait);
     return false;
   }
+  if (full_pipelines_ >> w.need & 1) {  // what try_issue() would find
+    best = std::max(best, StallReason::Pipeline);
+    return false;
+  }
   const ExecUnit first_unit = exec_unit_of(w.head().op);
   const uint64_t pc = w.head().pc;
   const IssueOutcome outcome = try_issue(s, slot);
@@ -1010,16 +1024,17 @@ bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
     best = std::max(best, StallReason::Gate);
     if (!w.gate_refused) {
       w.gate_refused = true;
-      ++gate_refused_[s];
+      ++sched_warps_[s].gate_refused;
       update_view(slot);
     }
     return false;
   }
   if (outcome == IssueOutcome::PipelineFull) {
     best = std::max(best, StallReason::Pipeline);
+    if (inert_gate_ && !has_room(w.need)) full_pipelines_ |= 1u << w.need;
     return false;
   }
-  if (!w.upper) issue_upper_half(w, pc);
+  if (w.may_lead_upper_half()) issue_upper_half(w, pc);
   // Dual issue (GPGPU-Sim's scheduler_unit::cycle with
   // gpgpu_max_insn_issue_per_warp = 2): the same warp's next instruction,
   // if it has no hazard of its own after the first issued (refresh() saw
@@ -1030,7 +1045,7 @@ bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
       !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == first_unit) &&
       !waits_for_other_half(w)) {
     const uint64_t second_pc = w.head().pc;
-    if (try_issue(s, slot) == IssueOutcome::Issued && !w.upper) issue_upper_half(w, second_pc);
+    if (try_issue(s, slot) == IssueOutcome::Issued && w.may_lead_upper_half()) issue_upper_half(w, second_pc);
   }
   return true;
 }
@@ -1168,8 +1183,18 @@ void SmCore::fetch() {
   }
 }
 
-uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
-  const uint32_t n = static_cast<uint32_t>(warps_.size());
+// Inline: fetch()'s scan calls it twice per fetched warp.
+inline uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
+  const uint32_t n = slots_.warps;  // warps_.size()
+  if (n <= 64) {
+    // One word (the SMs of most configurations): rotated so that bit k' is
+    // slot (start + k') mod n, the answer is its lowest set bit from k on.
+    const uint64_t word = fetch_wanted_slots_[0];  // no bit at n or above
+    const uint64_t below_n = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+    const uint64_t rotated = (word >> start | (start == 0 ? 0 : word << (n - start))) & below_n;
+    const uint64_t from_k = k < 64 ? rotated & (~uint64_t{0} << k) : 0;
+    return from_k ? static_cast<uint32_t>(__builtin_ctzll(from_k)) : n;
+  }
   // The first slot in [from, to) that wants a fetch, or `to`.
   auto first_in = [this](uint32_t from, uint32_t to) { return first_set_bit(fetch_wanted_slots_, from, to); };
   if (k < n - start) {  // slots start .. n-1
@@ -1239,8 +1264,12 @@ void SmCore::arrive_at_barrier(uint32_t warp) {
 void SmCore::note_if_exhausted(uint32_t warp) {
   // A warp that has issued its last instruction counts as arrived at every
   // later barrier (CUDA: exited threads do not hold __syncthreads).
+  const Warp& w = warps_[warp];
+  if (!w.exhausted && w.stream_done && w.ib_count == 0) mark_exhausted(warp);
+}
+
+void SmCore::mark_exhausted(uint32_t warp) {
   Warp& w = warps_[warp];
-  if (w.exhausted || !w.stream_done || w.ib_count) return;
   w.exhausted = true;
   update_view(warp);
   Cta& cta = ctas_[w.ctx.cta_slot];
@@ -1291,8 +1320,12 @@ void SmCore::release_barrier(Cta& cta) {
 
 // --- completion: a warp retires when drained; a CTA when all its warps have.
 void SmCore::maybe_retire(uint32_t warp) {
+  const Warp& w = warps_[warp];
+  if (w.valid && w.stream_done && w.ib_count == 0 && w.in_flight == 0) retire_warp(warp);
+}
+
+void SmCore::retire_warp(uint32_t warp) {
   Warp& w = warps_[warp];
-  if (!w.valid || !w.stream_done || w.ib_count || w.in_flight) return;
   w.valid = false;
   refresh(warp);
   --resident_warps_;

@@ -329,7 +329,10 @@ class SmCore : private MechanismMemoryPort {
   void check_barrier(uint32_t cta_slot);
   void open_barriers();
   void release_barrier(Cta& cta);
+  // Marks warp `warp` exhausted once it has issued its last instruction
+  // (the test runs after every issue and fetch; its cheap half is inlined).
   void note_if_exhausted(uint32_t warp);
+  void mark_exhausted(uint32_t warp);
   // Re-derives why warp `slot` cannot issue (or that it can) after any event
   // that may change it, and keeps per-scheduler counts of each reason, so a
   // cycle in which no warp is ready costs almost nothing.
@@ -337,7 +340,10 @@ class SmCore : private MechanismMemoryPort {
   // Copies what the scheduler policy looks at into the warp's WarpView.
   void update_view(uint32_t slot);
   StallReason blocking_reason(const Warp& w) const;
+  // Retires warp `warp` if it is drained (tested after every issue, fetch
+  // and writeback; the retirement itself is rare).
   void maybe_retire(uint32_t warp);
+  void retire_warp(uint32_t warp);
   void retire_cta(uint32_t cta_slot);
   void note_wake(uint64_t cycle) {
     if (cycle > now_ && cycle < wake_hint_) wake_hint_ = cycle;
@@ -357,26 +363,27 @@ class SmCore : private MechanismMemoryPort {
   std::vector<Cta> ctas_;
   std::vector<std::unique_ptr<SchedulerPolicy>> schedulers_;
   std::vector<SchedulerProbes> scheduler_probes_;  // per scheduler; sized once (the waveform holds addresses)
-  std::vector<std::vector<WarpView>> sched_views_;
-  std::vector<uint32_t> gate_refused_;  // per scheduler: warps whose refusal the policy has not seen
-  // wait_count_[scheduler][reason]: warps of that scheduler in that state
-  // (reason None = ready to issue as far as the warp itself is concerned).
-  std::vector<std::array<uint32_t, kNumStallReasons>> wait_count_;
-  // ready_need_[scheduler][n]: its ready warps whose next instruction needs
-  // a slot of ExecUnit n, or (n = kNoPipeline) none: a barrier or exit.
+  // One scheduler's warps as its issue() turn sees them (kept by refresh()),
+  // together, so that a turn finds them from one base.
+  struct SchedulerWarps {
+    std::vector<WarpView> views;  // its warp list: position p holds slot scheduler + p * sm.num_schedulers
+    uint32_t gate_refused = 0;    // warps whose refusal the policy has not seen
+    // wait_count[reason]: its warps in that state (reason None = ready to
+    // issue as far as the warp itself is concerned).
+    std::array<uint32_t, kNumStallReasons> wait_count{};
+    // ready_need[n]: its ready warps whose next instruction needs a slot of
+    // ExecUnit n, or (n = kNoPipeline) none: a barrier or exit.
+    std::array<uint32_t, kNumExecUnits + 1> ready_need{};
+    // The sum of its ready warps' slots, which is the slot of the ready warp
+    // when there is one.
+    uint32_t ready_slot_sum = 0;
+    // A bit per position in its warp list, set while that warp is ready, so
+    // a round-robin policy's order of the ready warps is a bit scan
+    // (visit_ready_in_rotation) instead of a pass over every warp.
+    std::vector<uint64_t> ready_bits;  // bit_words.hpp
+  };
+  std::vector<SchedulerWarps> sched_warps_;
   static constexpr unsigned kNoPipeline = kNumExecUnits;
-  std::vector<std::array<uint32_t, kNumExecUnits + 1>> ready_need_;
-  // ready_slot_sum_[scheduler]: the sum of its ready warps' slots, which is
-  // the slot of the ready warp when there is one.
-  std::vector<uint32_t> ready_slot_sum_;
-  // ready_bits_[scheduler]: a bit per position in its warp list (position p
-  // holds slot scheduler + p * sm.num_schedulers), set while that warp is
-  // ready, so a round-robin policy's order of the ready warps is a bit scan
-  // (ready_in_rotation) instead of a pass over every warp.
-  std::vector<std::vector<uint64_t>> ready_bits_;  // bit_words.hpp
-  void set_ready_bit(uint32_t slot, bool ready) {
-    set_bit(ready_bits_[slot % spec_.num_schedulers], slot / spec_.num_schedulers, ready);
-  }
   // Visits the ready warps of `scheduler` in list order from the position
   // after `last_issued`'s (from the front when it is not in the list), which
   // is a round-robin order() less the warps not ready, until visit(slot)
@@ -388,7 +395,7 @@ class SmCore : private MechanismMemoryPort {
   // true when it issued (the scheduler is done), else `best` says why not.
   bool issue_from(size_t scheduler, uint32_t slot, StallReason& best);
   // Some policy calls order(), the only reader of the warp views: with only
-  // round-robin policies (walked on ready_bits_) update_view() has nothing
+  // round-robin policies (walked on the ready bits) update_view() has nothing
   // to keep.
   bool views_read_ = true;
   // Every policy's order keeps no state: a scheduler with one ready warp
@@ -408,11 +415,17 @@ class SmCore : private MechanismMemoryPort {
   bool has_room(unsigned unit) const {
     return pipelined_ ? id_oc_[unit].has_free() : collectors_.has_free_unit(static_cast<ExecUnit>(unit));
   }
+  // ExecUnit bits: pipelines an issue() try found without room this cycle,
+  // with an inert gate (nothing else to ask before the room). Issue only
+  // takes room, so the other ready warps bound for one skip the try: ready
+  // warps often queue up behind a busy unit (the LDST unit's, mostly).
+  unsigned full_pipelines_ = 0;
   // Some ready warp of `scheduler` may issue (as far as its pipeline knows).
   bool may_issue_any(size_t scheduler) const;
   // A gate refusal the policies have not yet seen in an order.
   bool refusals_unseen() const {
-    return std::any_of(gate_refused_.begin(), gate_refused_.end(), [](uint32_t n) { return n > 0; });
+    return std::any_of(sched_warps_.begin(), sched_warps_.end(),
+                       [](const SchedulerWarps& list) { return list.gate_refused > 0; });
   }
   bool refusal_shown_ = false;  // this cycle's orders were shown a refusal
   // Consecutive cycles without progress run only because a stateful policy
