@@ -38,16 +38,20 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
   c.seq = allocations_++;
   c.warp = warp;
   copy_decoded(c.inst, inst);
-  c.num_operands = 0;
-  for (uint8_t i = 0; i < inst.num_src; ++i) {
+  // Counted in a local: a store to a uint8_t member may alias anything, so
+  // the compiler would reload inst.num_src and the count at every step.
+  const uint32_t num_src = inst.num_src;
+  uint32_t num_operands = 0;
+  for (uint32_t i = 0; i < num_src; ++i) {
     const uint16_t r = inst.src[i];
     if (r == kNoReg) continue;
     bool dup = false;
     if (!stepped_)
-      for (uint8_t j = 0; j < c.num_operands; ++j) dup |= c.operands[j] == r;
-    if (!dup) c.operands[c.num_operands++] = r;
+      for (uint32_t j = 0; j < num_operands; ++j) dup |= c.operands[j] == r;
+    if (!dup) c.operands[num_operands++] = r;
   }
-  c.pending = static_cast<uint8_t>((1u << c.num_operands) - 1);
+  c.num_operands = static_cast<uint8_t>(num_operands);
+  c.pending = static_cast<uint8_t>((1u << num_operands) - 1);
   if (c.pending) ++reading_units_;
   set_bit(c.pending ? reading_ : collected_, free_unit, true);
   c.ready_cycle = time(cycle, step) + 1;
