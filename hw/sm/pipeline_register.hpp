@@ -46,7 +46,7 @@ class PipelineRegister {
   void pop_oldest() {
     slots_[oldest_].full = false;
     --used_;
-    oldest_ = oldest_index();
+    if (used_ > 0) oldest_ = oldest_index();  // an empty register's is set by the next move_in
   }
 
  private:

@@ -775,8 +775,10 @@ void SmCore::execute() {
   if (staged(oc_ex_) == 0) return;
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
     PipelineRegister<OperandCollectors::CollectorUnit>& waiting = oc_ex_[u];
+    if (waiting.empty()) continue;
     std::vector<uint64_t>& pipes = unit_next_free_[u];
-    for (size_t p = 0; p < pipes.size() && !waiting.empty(); ++p) {
+    const size_t num_pipes = pipes.size();  // read once: the calls below could change it for all the compiler knows
+    for (size_t p = 0; p < num_pipes; ++p) {
       if (pipes[p] > now_) {
         note_wake(pipes[p]);
         continue;
@@ -799,6 +801,7 @@ void SmCore::execute() {
       }
       waiting.pop_oldest();
       progress_ = true;
+      if (waiting.empty()) break;
     }
   }
 }
