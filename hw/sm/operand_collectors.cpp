@@ -17,34 +17,43 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
       units_.back().unit = static_cast<ExecUnit>(u);
     }
   }
-  pool_begin_[kNumExecUnits] = static_cast<uint32_t>(units_.size());
+  const uint32_t n = static_cast<uint32_t>(units_.size());
+  pool_begin_[kNumExecUnits] = n;
+  reading_ = collected_ = bit_words(n);
 }
 
 bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
                                  uint32_t step) {
   const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
   if (free_units_[u] == 0) return false;
-  auto first = units_.begin() + pool_begin_[u], last = units_.begin() + pool_begin_[u + 1];
-  if (home_split_[u]) (warp.home ? first : last) = units_.begin() + home_split_[u];
-  auto free_unit = std::find_if(first, last, [](const CollectorUnit& c) { return !c.busy; });
+  uint32_t first = pool_begin_[u], last = pool_begin_[u + 1];
+  if (home_split_[u]) (warp.home ? first : last) = home_split_[u];
+  uint32_t free_unit = first;
+  while (free_unit < last && units_[free_unit].busy) ++free_unit;
   if (free_unit == last) return false;
-  CollectorUnit& c = *free_unit;
+  CollectorUnit& c = units_[free_unit];
   c.busy = true;
   ++probes_.busy_units;
   --free_units_[u];
   c.seq = allocations_++;
   c.warp = warp;
   copy_decoded(c.inst, inst);
-  c.num_operands = 0;
-  for (uint8_t i = 0; i < inst.num_src; ++i) {
+  // Counted in a local: a store to a uint8_t member may alias anything, so
+  // the compiler would reload inst.num_src and the count at every step.
+  const uint32_t num_src = inst.num_src;
+  uint32_t num_operands = 0;
+  for (uint32_t i = 0; i < num_src; ++i) {
     const uint16_t r = inst.src[i];
     if (r == kNoReg) continue;
     bool dup = false;
-    for (uint8_t j = 0; j < c.num_operands && !stepped_; ++j) dup |= c.operands[j] == r;
-    if (!dup) c.operands[c.num_operands++] = r;
+    if (!stepped_)
+      for (uint32_t j = 0; j < num_operands; ++j) dup |= c.operands[j] == r;
+    if (!dup) c.operands[num_operands++] = r;
   }
-  c.pending = static_cast<uint8_t>((1u << c.num_operands) - 1);
+  c.num_operands = static_cast<uint8_t>(num_operands);
+  c.pending = static_cast<uint8_t>((1u << num_operands) - 1);
   if (c.pending) ++reading_units_;
+  set_bit(c.pending ? reading_ : collected_, free_unit, true);
   c.ready_cycle = time(cycle, step) + 1;
   return true;
 }
@@ -66,14 +75,13 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
   const uint64_t now = time(cycle, step);
   const uint32_t bank_step = stepped_ ? step : BankArbitrator::kAnyStep;
   const uint32_t n = static_cast<uint32_t>(units_.size());
-  // The units in rotating order, up to the last one with an operand to read.
-  uint32_t to_visit = reading_units_;
-  for (uint32_t u = rotation_; to_visit > 0; u = u + 1 == n ? 0 : u + 1) {
+  const uint64_t read_ready = now + 1;  // a granted read's value is there then (plus the route's extra cycles)
+  visit_set_bits_from(reading_, n, rotation_, [&](uint32_t u) {
     CollectorUnit& c = units_[u];
-    if (!c.busy || !c.pending) continue;
-    --to_visit;
-    for (uint8_t i = 0; i < c.num_operands; ++i) {
-      if (!(c.pending & (1u << i))) continue;
+    // The unread operands in source order; the set is copied, as a grant
+    // clears its bit in c.pending.
+    for (uint32_t unread = c.pending; unread; unread &= unread - 1) {
+      const uint32_t i = static_cast<uint32_t>(__builtin_ctz(unread));
       const OperandRoute r = route.route_of(c.warp, c.operands[i], /*is_write=*/false, cycle);
       if (r.retry) {
         ++result.route_retries;
@@ -81,11 +89,16 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
       }
       if (!arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle, bank_step)) continue;
       c.pending &= static_cast<uint8_t>(~(1u << i));
-      if (!c.pending) --reading_units_;
-      c.ready_cycle = std::max<uint64_t>(c.ready_cycle, now + 1 + uint64_t{r.extra_cycles} * steps_per_cycle_);
+      c.ready_cycle = std::max<uint64_t>(c.ready_cycle, read_ready + uint64_t{r.extra_cycles} * steps_per_cycle_);
       result.granted = true;
     }
-  }
+    if (!c.pending) {
+      --reading_units_;
+      set_bit(reading_, u, false);
+      set_bit(collected_, u, true);
+    }
+    return false;
+  });
   if (result.granted) rotation_ = (rotation_ + 1) % n;
   return result;
 }

@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "hw/common/bit_words.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/instruction.hpp"
 #include "hw/sm/bank_arbitrator.hpp"
@@ -129,9 +130,15 @@ class OperandCollectors {
   bool stepped_ = false;           // sm.pipeline_registers
   uint32_t steps_per_cycle_ = 1;
   uint32_t rotation_ = 0;  // unit the next reading cycle starts at
-  // Busy units with pending operands: read() and dispatch() stop scanning
-  // once they have seen all the units they can act on.
-  uint32_t reading_units_ = 0;
+  // The busy units by state, as bit sets over the unit numbers
+  // (bit_words.hpp): read() visits the units with operands to read in
+  // rotating order, dispatch() those whose operands are all read in unit
+  // order, without stepping over the others (read() 138 M -> 114 M host
+  // instructions on hotspot --ctas 45). A free unit is still found by a
+  // scan of its pool: a bit set of the free units cost more to keep (+6 M).
+  std::vector<uint64_t> reading_;    // busy, an operand still to read
+  std::vector<uint64_t> collected_;  // busy, all operands read: waiting for dispatch
+  uint32_t reading_units_ = 0;       // members of reading_
   std::array<uint32_t, kNumExecUnits> free_units_{};  // per pool: units not busy
   uint64_t allocations_ = 0;
   Probes probes_;
@@ -140,23 +147,21 @@ class OperandCollectors {
 template <class Leave>
 uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, uint32_t step) {
   uint64_t next_ready = kNever;
-  // Only the units whose operands are all read can leave or be waited for.
-  uint32_t collected = probes_.busy_units - reading_units_;
-  if (collected == 0) return next_ready;
+  if (probes_.busy_units == reading_units_) return next_ready;  // none collected
   const uint64_t now = time(cycle, step);
-  for (auto it = units_.begin(); collected > 0; ++it) {
-    CollectorUnit& c = *it;
-    if (!c.busy || c.pending) continue;
-    --collected;
+  visit_set_bits_from(collected_, static_cast<uint32_t>(units_.size()), 0, [&](uint32_t u) {
+    CollectorUnit& c = units_[u];
     if (c.ready_cycle > now) {
       if (c.ready_cycle < next_ready) next_ready = c.ready_cycle;
-      continue;
+      return false;
     }
-    if (!leave(static_cast<const CollectorUnit&>(c))) continue;
+    if (!leave(static_cast<const CollectorUnit&>(c))) return false;
     c.busy = false;
+    set_bit(collected_, u, false);
     --probes_.busy_units;
     ++free_units_[static_cast<unsigned>(c.unit)];
-  }
+    return false;
+  });
   return next_ready == kNever || steps_per_cycle_ == 1 ? next_ready : next_ready / steps_per_cycle_;
 }
 

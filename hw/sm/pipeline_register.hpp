@@ -19,17 +19,17 @@ namespace smshare {
 template <class Instruction>
 class PipelineRegister {
  public:
-  explicit PipelineRegister(uint32_t width = 0) : slots_(width) {}
+  explicit PipelineRegister(uint32_t width = 0) : slots_(width), width_(width) {}
 
-  uint32_t width() const { return static_cast<uint32_t>(slots_.size()); }
+  uint32_t width() const { return width_; }
   uint32_t size() const { return used_; }
   bool empty() const { return used_ == 0; }
-  bool has_free() const { return used_ < slots_.size(); }
+  bool has_free() const { return used_ < width_; }
 
   // Takes a free slot (has_free() must hold) for an instruction of `age`
   // (smaller is older: GPGPU-Sim's uid); the caller writes it in.
   Instruction& move_in(uint64_t age) {
-    for (size_t i = 0; i < slots_.size(); ++i) {
+    for (uint32_t i = 0; i < width_; ++i) {
       Slot& s = slots_[i];
       if (s.full) continue;
       s.full = true;
@@ -46,7 +46,7 @@ class PipelineRegister {
   void pop_oldest() {
     slots_[oldest_].full = false;
     --used_;
-    oldest_ = oldest_index();
+    if (used_ > 0) oldest_ = oldest_index();  // an empty register's is set by the next move_in
   }
 
  private:
@@ -57,21 +57,24 @@ class PipelineRegister {
   };
   // Full slot i holds an older instruction than full slot j (the lower
   // index among equal ages).
-  bool older(size_t i, size_t j) const {
+  bool older(uint32_t i, uint32_t j) const {
     return slots_[i].age < slots_[j].age || (slots_[i].age == slots_[j].age && i < j);
   }
-  size_t oldest_index() const {
-    size_t best = slots_.size();
-    for (size_t i = 0; i < slots_.size(); ++i)
-      if (slots_[i].full && (best == slots_.size() || older(i, best))) best = i;
+  uint32_t oldest_index() const {
+    uint32_t best = width_;
+    for (uint32_t i = 0; i < width_; ++i)
+      if (slots_[i].full && (best == width_ || older(i, best))) best = i;
     return best;
   }
 
   std::vector<Slot> slots_;
+  // slots_.size(), kept: a Slot's size is no power of two, so the vector's
+  // size() divides, and the stages ask for it several times per instruction.
+  uint32_t width_ = 0;
   uint32_t used_ = 0;
   // The slot of the oldest instruction while not empty(): kept on every
   // move in and pop, as oldest() is asked every cycle a stage waits.
-  size_t oldest_ = 0;
+  uint32_t oldest_ = 0;
 };
 
 // The cycles in which an SP or SFU pipeline's instructions leave it, as

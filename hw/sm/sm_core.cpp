@@ -772,8 +772,10 @@ void SmCore::execute() {
   if (staged(oc_ex_) == 0) return;
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
     PipelineRegister<OperandCollectors::CollectorUnit>& waiting = oc_ex_[u];
+    if (waiting.empty()) continue;
     std::vector<uint64_t>& pipes = unit_next_free_[u];
-    for (size_t p = 0; p < pipes.size() && !waiting.empty(); ++p) {
+    const size_t num_pipes = pipes.size();  // read once: the calls below could change it for all the compiler knows
+    for (size_t p = 0; p < num_pipes; ++p) {
       if (pipes[p] > now_) {
         note_wake(pipes[p]);
         continue;
@@ -796,6 +798,7 @@ void SmCore::execute() {
       }
       waiting.pop_oldest();
       progress_ = true;
+      if (waiting.empty()) break;
     }
   }
 }
@@ -816,16 +819,17 @@ void SmCore::collect_operands() {
 // A unit type has as many dispatch ports (collector units leaving per step)
 // and allocation ports (instructions entering per step) as pipelines, like
 // its OC_EX and ID_OC registers (GTX480: gpgpu_operand_collector_num_in_ports_sp
-// = num_out_ports_sp = gpgpu_num_sp_units = 2; 1 for SFU and LDST).
+// = num_out_ports_sp = gpgpu_num_sp_units = 2; 1 for SFU and LDST). The
+// dispatch ports need no count of their own: each unit that leaves in the
+// step takes one of the OC_EX register's width() slots, so a full register
+// stops the step's dispatch of its type before its ports could.
 void SmCore::dispatch_to_oc_ex(uint32_t step) {
-  std::array<uint32_t, kNumExecUnits> dispatched{};
   const uint64_t next_ready = collectors_.dispatch(
       now_,
       [&](const OperandCollectors::CollectorUnit& c) {
-        const unsigned u = static_cast<unsigned>(c.unit);
-        if (dispatched[u] == oc_ex_[u].width() || !oc_ex_[u].has_free()) return false;
-        ++dispatched[u];
-        OperandCollectors::CollectorUnit& waiting = oc_ex_[u].move_in(c.seq);
+        PipelineRegister<OperandCollectors::CollectorUnit>& oc_ex = oc_ex_[static_cast<unsigned>(c.unit)];
+        if (!oc_ex.has_free()) return false;
+        OperandCollectors::CollectorUnit& waiting = oc_ex.move_in(c.seq);
         waiting.unit = c.unit;
         waiting.warp = c.warp;
         copy_decoded(waiting.inst, c.inst);
