@@ -1270,7 +1270,8 @@ void SmCore::arrive_at_barrier(uint32_t warp) {
   check_barrier(w.ctx.cta_slot);
 }
 
-void SmCore::note_if_exhausted(uint32_t warp) {
+// Inline: tested after every issue and fetch (mark_exhausted() is rare).
+inline void SmCore::note_if_exhausted(uint32_t warp) {
   // A warp that has issued its last instruction counts as arrived at every
   // later barrier (CUDA: exited threads do not hold __syncthreads).
   const Warp& w = warps_[warp];
