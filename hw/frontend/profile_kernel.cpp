@@ -170,10 +170,12 @@ class ProfileWarpProgram final : public WarpProgram {
     uint32_t x = smem_pos_;
     if (uint64_t{x} + uint64_t{kWarpLanes - 1} * ph.smem_stride < ph.smem_words) {
       // No lane wraps around the region (most accesses): the same words as
-      // the loop below, in a loop the compiler vectorizes (an induction
-      // variable, no branch).
-      uint32_t word = ph.smem_first + x;
-      for (unsigned l = 0; l < kWarpLanes; ++l, word += ph.smem_stride) out.addr[l] = uint64_t{word} * 4;
+      // the loop below, in a loop the compiler vectorizes (a 64-bit
+      // induction variable over the byte addresses, no branch; a 32-bit word
+      // index widened per lane does not vectorize).
+      const uint64_t step = uint64_t{ph.smem_stride} * 4;
+      uint64_t a = uint64_t{ph.smem_first + x} * 4;
+      for (unsigned l = 0; l < kWarpLanes; ++l, a += step) out.addr[l] = a;
     } else {
       for (unsigned l = 0; l < kWarpLanes; ++l) {
         out.addr[l] = uint64_t{ph.smem_first + x} * 4;

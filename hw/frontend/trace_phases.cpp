@@ -69,11 +69,6 @@ TracePhases::TracePhases(const std::vector<WarpInstruction>& stream) {
   }
 }
 
-uint16_t TracePhases::phase_of(uint64_t pc) const {
-  if (!by_slot_.empty()) return pc / 8 < by_slot_.size() ? by_slot_[pc / 8] : by_slot_.back();
-  return lookup(pc);
-}
-
 uint16_t TracePhases::lookup(uint64_t pc) const {
   // The last PC at or below `pc`; the first phase below every known PC.
   auto it = std::upper_bound(by_pc_.begin(), by_pc_.end(), std::make_pair(pc, std::numeric_limits<uint16_t>::max()));

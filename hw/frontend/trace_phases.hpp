@@ -45,8 +45,12 @@ class TracePhases {
 
   // "phase0", "phase1", ... in order (one name when nothing was cut).
   const std::vector<std::string>& names() const { return names_; }
-  // The phase of the instruction at `pc`.
-  uint16_t phase_of(uint64_t pc) const;
+  // The phase of the instruction at `pc`. Inline: the trace's warp programs
+  // ask it for every instruction they stream.
+  uint16_t phase_of(uint64_t pc) const {
+    if (!by_slot_.empty()) return pc / 8 < by_slot_.size() ? by_slot_[pc / 8] : by_slot_.back();
+    return lookup(pc);
+  }
   // The phase each instruction of the stream was given (for tests and
   // documentation), in stream order.
   const std::vector<uint16_t>& stream_phases() const { return stream_phases_; }

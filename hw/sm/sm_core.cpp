@@ -33,6 +33,9 @@ struct SmCore::Warp {
   StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
+  // The instruction buffer: fetch refills it only once it is empty, from
+  // its first entry, so it is a plain array issue consumes from ib_head on
+  // (no wrap around).
   std::vector<WarpInstruction> ibuffer;
   uint32_t ib_head = 0;
   uint32_t ib_count = 0;
@@ -55,7 +58,7 @@ struct SmCore::Warp {
 
   const WarpInstruction& head() const { return ibuffer[ib_head]; }
   void pop() {
-    ib_head = (ib_head + 1) % static_cast<uint32_t>(ibuffer.size());
+    ++ib_head;
     --ib_count;
   }
 };
@@ -152,6 +155,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       icache_(gpu.icache) {
   answers_later_ok_ = spec_.ldst_transactions_per_cycle == 1 && spec_.fetch_per_cycle == 1;
   for (auto& w : warps_) w.ibuffer.resize(spec_.ibuffer_entries);
+  decoding_.ring.resize(warps_.size());
   fetch_wanted_slots_ = bit_words(static_cast<uint32_t>(warps_.size()));
   unit_next_free_[static_cast<int>(ExecUnit::Sp)].assign(spec_.sp_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Sfu)].assign(spec_.sfu_units, 0);
@@ -366,7 +370,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
     return cycle + 1;
   }
   if (!completions_.empty()) note_wake(completions_.top_cycle());
-  if (!decoding_.empty()) note_wake(decoding_.front().first);
+  if (!decoding_.empty()) note_wake(decoding_.front().visible);
   if (!fill_waits_.empty()) note_wake(fill_waits_.top().ready);
   const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
   const bool hook_wait = hook_wake_ != kNever && mechanism_.hooks->wake_ends_a_wait();
@@ -1131,8 +1135,8 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
 // --- decode: fetch groups whose instruction-cache hit latency has passed
 // become visible to issue (only with an instruction cache).
 void SmCore::decode() {
-  while (!decoding_.empty() && decoding_.front().first <= now_) {
-    const uint32_t slot = decoding_.front().second;
+  while (!decoding_.empty() && decoding_.front().visible <= now_) {
+    const uint32_t slot = decoding_.front().slot;
     decoding_.pop_front();
     refresh(slot);
   }
@@ -1165,8 +1169,9 @@ void SmCore::fetch() {
     Warp& w = warps_[slot];
     --slots;
     progress_ = true;
+    w.ib_head = 0;  // the buffer is empty (it wants a fetch): fill it from the start
     while (w.ib_count < w.ibuffer.size()) {
-      WarpInstruction& dst = w.ibuffer[(w.ib_head + w.ib_count) % w.ibuffer.size()];
+      WarpInstruction& dst = w.ibuffer[w.ib_count];
       if (!w.program->next(dst)) {
         w.stream_done = true;
         w.program.reset();
@@ -1253,7 +1258,7 @@ void SmCore::read_icache(uint32_t slot) {
 void SmCore::start_decode(uint32_t slot) {
   Warp& w = warps_[slot];
   w.ib_visible = now_ + icache_.hit_latency();
-  decoding_.emplace_back(w.ib_visible, slot);
+  decoding_.push_back(w.ib_visible, slot);
 }
 
 // --- barriers: a CTA's barrier opens when every warp that can still reach it has.
@@ -1265,7 +1270,8 @@ void SmCore::arrive_at_barrier(uint32_t warp) {
   check_barrier(w.ctx.cta_slot);
 }
 
-void SmCore::note_if_exhausted(uint32_t warp) {
+// Inline: tested after every issue and fetch (mark_exhausted() is rare).
+inline void SmCore::note_if_exhausted(uint32_t warp) {
   // A warp that has issued its last instruction counts as arrived at every
   // later barrier (CUDA: exited threads do not hold __syncthreads).
   const Warp& w = warps_[warp];
@@ -1323,7 +1329,8 @@ void SmCore::release_barrier(Cta& cta) {
 }
 
 // --- completion: a warp retires when drained; a CTA when all its warps have.
-void SmCore::maybe_retire(uint32_t warp) {
+// Inline: a test after every issue, fetch and writeback (retire_warp() is rare).
+inline void SmCore::maybe_retire(uint32_t warp) {
   const Warp& w = warps_[warp];
   if (w.valid && w.stream_done && w.ib_count == 0 && w.in_flight == 0) retire_warp(warp);
 }

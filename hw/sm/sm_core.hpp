@@ -20,7 +20,6 @@
 #include <array>
 #include <bitset>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <queue>
 #include <vector>
@@ -439,7 +438,31 @@ class SmCore : private MechanismMemoryPort {
   // Fetch groups read from the instruction cache, waiting out its hit
   // latency: (first cycle issue may see them, warp slot), in fetch order,
   // which is also the order of those cycles.
-  std::deque<std::pair<uint64_t, uint32_t>> decoding_;
+  // A warp has at most one group decoding (it is fetched only with an empty
+  // buffer, and empties it only by issuing what is visible), so a ring of
+  // one entry per warp slot holds them all: no deque allocation per group.
+  struct DecodingGroups {
+    struct Entry {
+      uint64_t visible;  // first cycle issue may see the group
+      uint32_t slot;
+    };
+    std::vector<Entry> ring;  // warps_.size() entries
+    uint32_t head = 0, count = 0;
+
+    bool empty() const { return count == 0; }
+    const Entry& front() const { return ring[head]; }
+    void pop_front() {
+      if (++head == ring.size()) head = 0;
+      --count;
+    }
+    void push_back(uint64_t visible, uint32_t slot) {
+      uint32_t at = head + count;
+      if (at >= ring.size()) at -= static_cast<uint32_t>(ring.size());
+      ring[at] = {visible, slot};
+      ++count;
+    }
+  };
+  DecodingGroups decoding_;
   // Warps whose fetch waits for an instruction-cache line fill, served in
   // the order the fills return (then in the order the warps missed).
   struct FillWait {
