@@ -45,7 +45,7 @@ CacheTags::Result CacheTags::access(uint64_t addr, ChunkMask chunks, bool alloca
   Way* victim = &set[0];
   for (uint32_t w = 0; w < ways_; ++w) {
     Way& way = set[w];
-    if (way.valid.any() && way.tag == line) {
+    if (way.tag == line && way.valid.any()) {
       way.last_use = clock_;
       r.entry = static_cast<uint32_t>(&way - ways_store_.data());
       r.missing = needed.minus(way.valid);
@@ -85,7 +85,7 @@ bool CacheTags::probe(uint64_t addr) const {
   const uint64_t line = addr >> line_shift_;
   const Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
   for (uint32_t w = 0; w < ways_; ++w)
-    if (set[w].valid.any() && set[w].tag == line) return true;
+    if (set[w].tag == line && set[w].valid.any()) return true;
   return false;
 }
 
@@ -93,7 +93,7 @@ ChunkMask CacheTags::missing(uint64_t addr, ChunkMask chunks) const {
   const uint64_t line = addr >> line_shift_;
   const Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
   for (uint32_t w = 0; w < ways_; ++w)
-    if (set[w].valid.any() && set[w].tag == line) return sectors_of(chunks).minus(set[w].valid);
+    if (set[w].tag == line && set[w].valid.any()) return sectors_of(chunks).minus(set[w].valid);
   return sectors_of(chunks);
 }
 
@@ -101,7 +101,7 @@ void CacheTags::invalidate(uint64_t addr) {
   const uint64_t line = addr >> line_shift_;
   Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
   for (uint32_t w = 0; w < ways_; ++w)
-    if (set[w].valid.any() && set[w].tag == line) {
+    if (set[w].tag == line && set[w].valid.any()) {
       // Dirty data is dropped: flushing it first is the owner's job.
       set[w].valid = ChunkMask();
       set[w].dirty = ChunkMask();

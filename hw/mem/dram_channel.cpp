@@ -27,6 +27,7 @@ DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes, uin
       waiting_(d.scheduler == DramScheduler::Frfcfs ? 0 : d.queue_depth),
       frfcfs_(d.scheduler == DramScheduler::Frfcfs),
       queue_(d.banks, d.queue_depth),
+      bank_take_ps_(d.banks, FrfcfsQueue::kNone),
       done_ring_(64) {}
 
 uint64_t DramChannelTiming::access(uint64_t sent_ps, uint64_t local_addr, bool is_write, uint32_t bytes) {
@@ -85,8 +86,9 @@ void DramChannelTiming::enqueue(uint64_t sent_ps, uint64_t local_addr, bool is_w
   r.is_write = is_write;
   r.token = token;
   queue_.add(r);
+  refresh_take(r.bank);
   // The next decision stays the same unless this request's bank could now take one no later.
-  const uint64_t t = queue_.next_take_ps(r.bank, banks_[r.bank].next_cmd_ps);
+  const uint64_t t = bank_take_ps_[r.bank];
   if (!(next_known_ && next_found_ && t > next_take_ps_)) next_known_ = false;
 }
 
@@ -98,8 +100,7 @@ bool DramChannelTiming::next_bank(uint32_t& bank, uint64_t& take_ps) const {
     bool best_seq_known = false;
     uint64_t best_seq = 0;
     for (uint32_t i = 0; i < banks_.size(); ++i) {
-      const Bank& b = banks_[i];
-      const uint64_t t = queue_.next_take_ps(i, b.next_cmd_ps);
+      const uint64_t t = bank_take_ps_[i];
       if (t == FrfcfsQueue::kNone || (next_found_ && t > next_take_ps_)) continue;
       if (next_found_ && t == next_take_ps_) {
         // A tie: the age of the requests the two banks would take decides (computed only for ties).
@@ -108,7 +109,7 @@ bool DramChannelTiming::next_bank(uint32_t& bank, uint64_t& take_ps) const {
           best_seq = queue_.next_seq(next_bank_, t, best.open, best.open_row);
           best_seq_known = true;
         }
-        const uint64_t seq = queue_.next_seq(i, t, b.open, b.open_row);
+        const uint64_t seq = queue_.next_seq(i, t, banks_[i].open, banks_[i].open_row);
         if (seq > best_seq) continue;
         best_seq = seq;
       } else {
@@ -137,11 +138,16 @@ DramChannelTiming::Served DramChannelTiming::decide() {
   next_bank(bank, take_ps);
   Bank& b = banks_[bank];
   bool reordered = false;
+  // The request at the door, if any, enters its bank's queue with this take.
+  const DramRequest* entering = queue_.door_front();
+  const uint32_t entering_bank = entering ? entering->bank : bank;
   const DramRequest r = queue_.take(bank, take_ps, b.open, b.open_row, reordered);
   next_known_ = false;
   if (reordered) ++counters_.reordered;
   uint64_t first_cmd = 0;
   const uint64_t done = serve(b, r.row, take_ps, r.is_write, r.bytes, first_cmd);
+  refresh_take(bank);
+  if (entering_bank != bank) refresh_take(entering_bank);
   return {r.token, done, r.is_write};
 }
 

@@ -123,6 +123,8 @@ class DramChannelTiming {
   // its transfer on the bus; returns when its last byte is off the bus.
   // `first_cmd_ps` is set to its first command (precharge, activate or column).
   uint64_t serve(Bank& b, uint64_t row, uint64_t t_ps, bool is_write, uint32_t bytes, uint64_t& first_cmd_ps);
+  // Refreshes bank_take_ps_[bank] after its queue or its state changed.
+  void refresh_take(uint32_t bank) { bank_take_ps_[bank] = queue_.next_take_ps(bank, banks_[bank].next_cmd_ps); }
   // The bank that decides next under FR-FCFS and when, or false.
   bool next_bank(uint32_t& bank, uint64_t& take_ps) const;
 
@@ -135,6 +137,10 @@ class DramChannelTiming {
   SlotPool waiting_;  // fcfs: the request queue, each request until its bank takes it
   bool frfcfs_;
   FrfcfsQueue queue_;  // frfcfs: the request queue
+  // Each bank's next take (queue_.next_take_ps() with its free time), kept
+  // current as requests enter and banks take them: next_bank() scans it
+  // after every decision.
+  std::vector<uint64_t> bank_take_ps_;
   // The next decision (next_bank()), kept until the queue changes.
   mutable bool next_known_ = false;
   mutable bool next_found_ = false;

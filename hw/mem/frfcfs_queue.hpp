@@ -65,6 +65,9 @@ class FrfcfsQueue {
   // (for ties between banks deciding at the same time).
   uint64_t next_seq(uint32_t bank, uint64_t take_ps, bool open, uint64_t open_row) const;
 
+  // The first request at the door, the next to enter (null: none waits there).
+  const DramRequest* door_front() const { return door_.empty() ? nullptr : &door_.front(); }
+
   size_t waiting() const { return queued_ + door_.size(); }  // in the queue and at its door
   uint64_t door_wait_ps() const { return door_wait_ps_; }    // total time requests waited at the door
   uint64_t queue_wait_ps() const { return queue_wait_ps_; }  // total time from entry to take

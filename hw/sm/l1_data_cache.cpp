@@ -1,7 +1,6 @@
 #include "hw/sm/l1_data_cache.hpp"
 
 #include <algorithm>
-#include <iterator>
 
 namespace smshare {
 
@@ -33,20 +32,19 @@ L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t 
   for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks) {
     if (!present.test(c)) continue;
     if (!undecided_.empty()) {
-      auto u = undecided_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
-      if (u != undecided_.end()) {
-        if (undecided) undecided->push_back(u->second);
+      if (const uint32_t* u = undecided_.find(line + uint64_t(c) * ChunkMask::kChunkBytes)) {
+        if (undecided) undecided->push_back(*u);
         waited = true;
         continue;
       }
     }
-    auto pending = fill_ready_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
-    if (pending == fill_ready_.end()) continue;
-    if (pending->second > cycle + spec_.hit_latency) {
-      ready = std::max(ready, pending->second);
+    uint64_t* pending = fill_ready_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
+    if (!pending) continue;
+    if (*pending > cycle + spec_.hit_latency) {
+      ready = std::max(ready, *pending);
       waited = true;
     } else {
-      fill_ready_.erase(pending);  // the fill has long arrived
+      fill_ready_.erase_found(pending);  // the fill has long arrived
     }
   }
   if (r.hit) {
@@ -66,12 +64,10 @@ void L1DataCache::fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t read
   if (!tags_) return;
   // Entries whose data has arrived are dropped now and then: the table only
   // needs the fills in flight (at most a few hundred).
-  if (fill_ready_.size() >= 4096)
-    for (auto it = fill_ready_.begin(); it != fill_ready_.end();)
-      it = it->second <= cycle ? fill_ready_.erase(it) : std::next(it);
+  if (fill_ready_.size() >= 4096) fill_ready_.erase_if([cycle](uint64_t ready) { return ready <= cycle; });
   const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
   for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks)
-    if (sectors.test(c)) fill_ready_[line + uint64_t(c) * ChunkMask::kChunkBytes] = ready;
+    if (sectors.test(c)) fill_ready_.set(line + uint64_t(c) * ChunkMask::kChunkBytes, ready);
   mshrs_.hold(cycle, ready);
 }
 
@@ -81,7 +77,7 @@ void L1DataCache::fill_requested(uint64_t line, ChunkMask sectors, uint32_t fill
   for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks)
     if (sectors.test(c)) {
       fill_ready_.erase(line + uint64_t(c) * ChunkMask::kChunkBytes);
-      undecided_[line + uint64_t(c) * ChunkMask::kChunkBytes] = fill;
+      undecided_.set(line + uint64_t(c) * ChunkMask::kChunkBytes, fill);
     }
   mshrs_.hold_undecided();
 }
@@ -92,10 +88,10 @@ void L1DataCache::fill_decided(uint64_t line, ChunkMask sectors, uint32_t fill, 
   for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks) {
     if (!sectors.test(c)) continue;
     // A store since evicted the line, or a later miss refetches it: the entry is no longer this read's.
-    auto u = undecided_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
-    if (u == undecided_.end() || u->second != fill) continue;
-    undecided_.erase(u);
-    fill_ready_[line + uint64_t(c) * ChunkMask::kChunkBytes] = ready;
+    uint32_t* u = undecided_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
+    if (!u || *u != fill) continue;
+    undecided_.erase_found(u);
+    fill_ready_.set(line + uint64_t(c) * ChunkMask::kChunkBytes, ready);
   }
   mshrs_.decide(ready);
 }

@@ -34,7 +34,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "hw/common/activity.hpp"
@@ -42,6 +41,7 @@
 #include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/slot_pool.hpp"
+#include "hw/sm/sector_map.hpp"
 
 namespace smshare {
 
@@ -106,8 +106,8 @@ class L1DataCache {
   const CacheSpec spec_;
   std::unique_ptr<CacheTags> tags_;
   SlotPool mshrs_;
-  std::unordered_map<uint64_t, uint64_t> fill_ready_;  // sector address -> cycle its in-flight fill returns
-  std::unordered_map<uint64_t, uint32_t> undecided_;   // FR-FCFS: sector address -> read whose return is undecided
+  SectorMap<uint64_t> fill_ready_;  // sector address -> cycle its in-flight fill returns
+  SectorMap<uint32_t> undecided_;   // FR-FCFS: sector address -> read whose return is undecided
   uint64_t hits_ = 0, misses_ = 0, sector_misses_ = 0, fills_ = 0, pending_hits_ = 0;
   Probes probes_;
 };
