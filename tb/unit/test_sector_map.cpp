@@ -49,7 +49,9 @@ TEST(SectorMap, AgreesWithStdMapUnderRandomUse) {
     const uint64_t* found = m.find(probe);
     const auto expected = ref.find(probe);
     ASSERT_EQ(found != nullptr, expected != ref.end()) << "step " << step;
-    if (found) ASSERT_EQ(*found, expected->second) << "step " << step;
+    if (found) {
+      ASSERT_EQ(*found, expected->second) << "step " << step;
+    }
   }
   for (const auto& [k, v] : ref) {
     const uint64_t* found = m.find(k);
