@@ -1409,7 +1409,9 @@ def _(ctx):
 @case("progress_line_names_the_kernel_of_a_trace")
 def _(ctx):
     # A stream of three kernels: the small generated trace listed three times,
-    # its 4 CTAs replayed 50 times each (--ctas 200) so the run lasts long enough to draw.
+    # its 4 CTAs replayed 500 times each (--ctas 2000) so the run lasts long
+    # enough to draw (about 2 s at 3 M warp-inst/s; with --ctas 200 a run of
+    # 0.2 s drew nothing once the simulator got faster).
     kernel = REPO / "tb" / "traces" / "generated_small" / "kernel-1.traceg"
     (ctx.tmp / "three").mkdir()
     (ctx.tmp / "three" / "kernel-1.traceg").write_bytes(kernel.read_bytes())
@@ -1417,15 +1419,15 @@ def _(ctx):
     text = kernel.read_text()
     file_ctas = text.count("#BEGIN_TB")
     per_file = sum(int(n) for n in re.findall(r"^insts = (\d+)", text, re.M))
-    total = 3 * per_file * (200 // file_ctas)
-    check(200 % file_ctas == 0 and total == 600000, f"generated_small changed: {file_ctas} CTAs, {per_file} lines")
-    rc, out, terminal = run_on_terminal(ctx, "run", "--trace", ctx.tmp / "three", "--ctas", 200)
+    total = 3 * per_file * (2000 // file_ctas)
+    check(2000 % file_ctas == 0 and total == 6000000, f"generated_small changed: {file_ctas} CTAs, {per_file} lines")
+    rc, out, terminal = run_on_terminal(ctx, "run", "--trace", ctx.tmp / "three", "--ctas", 2000)
     check(rc == 0, f"exit code {rc}\nterminal:\n{terminal}\nstdout:\n{out}")
     lines = progress_lines(terminal)
     kernels = [int(m.group(1)) for m in (re.match(r"kernel (\d)/3 \| ", line) for line in lines) if m]
     check(lines and len(kernels) == len(lines), f"a redraw does not name its kernel k/3:\n{terminal!r}")
     check(kernels == sorted(kernels) and kernels[-1] == 3, f"kernels named in the order {kernels}")
-    check("/600k warp-inst (100.0%)" in lines[-1], f"the share is not of the three kernels' total: {lines[-1]!r}")
+    check("/6.00M warp-inst (100.0%)" in lines[-1], f"the share is not of the three kernels' total: {lines[-1]!r}")
 
 
 @case("progress_line_off_when_stderr_is_not_a_terminal")
