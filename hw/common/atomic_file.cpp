@@ -47,7 +47,10 @@ void AtomicFileWrite::fail(const char* step, int err) {
 }
 
 bool AtomicFileWrite::commit(std::string_view content) {
-  if (fd_ < 0) return false;  // no temporary (error() says why), or committed already
+  if (fd_ < 0) {
+    if (ok()) error_ = "committed already";  // else error() says why there is no temporary
+    return false;
+  }
   for (size_t done = 0; done < content.size();) {
     const ssize_t w = ::write(fd_, content.data() + done, content.size() - done);
     if (w < 0 && errno == EINTR) continue;

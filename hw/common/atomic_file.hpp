@@ -36,7 +36,8 @@ class AtomicFileWrite {
   // Writes `content`, closes and renames the temporary over the path.
   // Returns false, with error() set, if any step fails (or the temporary
   // could not be created); the temporary is then removed and a file already
-  // at the path is left as it was. A second call returns false.
+  // at the path is left as it was. A second call returns false, with error()
+  // "committed already" if the first succeeded.
   bool commit(std::string_view content);
 
  private:

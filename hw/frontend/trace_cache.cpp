@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <optional>
 #include <type_traits>
 
 #include "hw/common/atomic_file.hpp"
@@ -114,6 +113,12 @@ uint64_t image_checksum(const CacheHeader& header, const char* payload, size_t p
   return checksum(payload, payload_bytes, checksum(reinterpret_cast<const char*>(&h), sizeof h, 0));
 }
 
+// Whether the image's payload (everything after its header, which records
+// the trace's hash) is what its checksum says.
+bool image_is_whole(const CacheHeader& h, const char* data) {
+  return image_checksum(h, data + sizeof h, h.file_bytes - sizeof h) == h.checksum;
+}
+
 template <typename T>
 void put(std::string& out, const T& value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof value);
@@ -208,8 +213,7 @@ CacheHeader read_header(const char* data, size_t size) {
 // Fills `c` (all but the stream) from the image and returns where the stream starts.
 const char* decode_image(const char* data, const CacheHeader& h, DecodedTrace::Contents& c) {
   const char* end = data + h.file_bytes;
-  if (image_checksum(h, data + sizeof h, h.file_bytes - sizeof h) != h.checksum)
-    throw CacheRejected{"corrupt (checksum mismatch)"};
+  if (!image_is_whole(h, data)) throw CacheRejected{"corrupt (checksum mismatch)"};
   Cursor cur(data + sizeof h, end);
   c.header_text.assign(cur.bytes(h.header_text_bytes, "header text"), h.header_text_bytes);
   cur.align8(data);
@@ -457,32 +461,33 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const
 
 std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents contents,
                                                           const TraceFileStamp& stamp) const {
-  std::string problem;  // why the cache was not written
+  // The temporary beside the cache first: the trace is hashed only for a
+  // cache that can be written (the hash is what a later run checks when the
+  // trace's time no longer vouches for it).
+  // A folder named by SMSHARE_TRACE_CACHE_DIR is made if missing (one level).
+  const size_t slash = cache_path_.rfind('/');
+  if (slash != std::string::npos && slash > 0) ::mkdir(cache_path_.substr(0, slash).c_str(), 0777);
+  AtomicFileWrite out(cache_path_);
+  std::string problem = out.error();  // why the cache was not written
+  const std::string trace_sha256 = problem.empty() ? sha256_file_hex(trace_path_) : std::string(64, '0');
+  // Then the trace's stamp again: the decoded contents and the hash are both
+  // of the stamped trace only if it did not change while they were read.
   TraceFileStamp after;
+  std::string unreadable;
   try {
     after = trace_stamp();
   } catch (const InputError& e) {
-    problem = e.what();
+    unreadable = e.what();
   }
-  const bool trace_unchanged = problem.empty() && after.size == stamp.size && after.mtime_ns == stamp.mtime_ns;
-  std::optional<AtomicFileWrite> out;
-  if (trace_unchanged) {
-    // A folder named by SMSHARE_TRACE_CACHE_DIR is made if missing (one level).
-    const size_t slash = cache_path_.rfind('/');
-    if (slash != std::string::npos && slash > 0) ::mkdir(cache_path_.substr(0, slash).c_str(), 0777);
-    out.emplace(cache_path_);
-    problem = out->error();
-  }
-  const bool writable = trace_unchanged && problem.empty();
+  const bool trace_unchanged = unreadable.empty() && after.size == stamp.size && after.mtime_ns == stamp.mtime_ns;
+  if (!trace_unchanged) problem = unreadable.empty() ? "the trace changed while it was read" : unreadable;
+  const bool writable = trace_unchanged && out.ok();
 
-  // The trace is hashed only for a cache that can be written: the hash is
-  // what a later run checks when the trace's time no longer vouches for it.
   TraceFileStamp recorded = stamp;
   if (too_recent_to_trust(stamp.mtime_ns)) recorded.mtime_ns = 0;
-  const std::string trace_sha256 = writable ? sha256_file_hex(trace_path_) : std::string(64, '0');
   auto bytes = std::make_shared<std::string>(encode_image(contents, recorded, trace_sha256, decoder_key_));
   contents = DecodedTrace::Contents();  // now in `bytes`
-  if (writable && !out->commit(*bytes)) problem = out->error();
+  if (writable && !out.commit(*bytes)) problem = out.error();
 
   if (trace_unchanged && !problem.empty()) {
     static bool said = false;
@@ -514,8 +519,7 @@ std::string trace_file_sha256(const std::string& trace_path) {
       const CacheHeader h = read_header(mapping->data(), mapping->size());
       // The checksum covers the recorded hash: a damaged header must not
       // name the trace (a cache with other decoder options still may).
-      const bool whole = image_checksum(h, mapping->data() + sizeof h, h.file_bytes - sizeof h) == h.checksum;
-      if (whole && stamp_vouches_for_content(h, stamp_of(trace_path)))
+      if (image_is_whole(h, mapping->data()) && stamp_vouches_for_content(h, stamp_of(trace_path)))
         return std::string(h.trace_sha256, sizeof h.trace_sha256);
     } catch (const CacheRejected&) {
       // an unusable cache: hash the trace

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <queue>
+#include <stdexcept>
 #include <vector>
 
 #include "hw/common/activity.hpp"
@@ -456,6 +457,7 @@ class SmCore : private MechanismMemoryPort {
       --count;
     }
     void push_back(uint64_t visible, uint32_t slot) {
+      if (count == ring.size()) throw std::logic_error("SmCore: more groups decoding than warp slots");
       uint32_t at = head + count;
       if (at >= ring.size()) at -= static_cast<uint32_t>(ring.size());
       ring[at] = {visible, slot};

@@ -365,6 +365,28 @@ TEST(TraceCache, TheCacheFileHasTheModeTheUmaskGivesAndNoTemporaryRemains) {
     EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "left behind: " << e.path();
 }
 
+// The trace is stamped before it is decoded and again after it is hashed
+// (store() makes its temporary first, to hash only for a cache it can
+// write): a trace rewritten since the first stamp is not cached, and the
+// temporary goes. (A rewrite between the second stamp and the hash, which
+// the old order allowed, cannot be staged from here.)
+TEST(TraceCache, ATraceThatChangedWhileItWasReadIsNotCached) {
+  TempDir dir;
+  CacheDirSetting beside("");
+  const std::string trace = copy_trace(dir, "handwritten/kernel-1.traceg");
+  const TraceCacheFile file(trace, trace_decoder_key(false));
+  TraceFileStamp before = file.trace_stamp();
+  before.mtime_ns -= 1'000'000'000;  // the trace has been written since
+  const auto decoded = file.store(DecodedTrace::Contents(), before);
+  EXPECT_EQ(decoded->cache_path(), "");
+  EXPECT_FALSE(std::filesystem::exists(file.path())) << "cached although the trace changed";
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "left behind: " << e.path();
+  // The same stamp as the trace's: written.
+  EXPECT_EQ(file.store(DecodedTrace::Contents(), file.trace_stamp())->cache_path(), file.path());
+  EXPECT_TRUE(std::filesystem::exists(file.path()));
+}
+
 TEST(TraceCache, UnwritableFolderDecodesInMemoryAndSaysSoOnce) {
   TempDir dir;
   // A folder that cannot be made (its parent is a file): no cache can be
