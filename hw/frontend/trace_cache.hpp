@@ -12,8 +12,9 @@
 //    instruction line one fixed 16-byte TraceRecord, followed by its lane
 //    addresses when the line has any.
 // The file is written to a temporary name and renamed into place
-// (hw/common/atomic_file.hpp), so a reader sees a whole cache or none. A cache whose stamp, decoder key,
-// version, sizes or checksum do not match is rebuilt, never used.
+// (hw/common/atomic_file.hpp), so a reader sees a whole cache or none. A
+// cache whose stamp, decoder key, version, sizes or checksum do not match is
+// rebuilt, never used.
 #pragma once
 
 #include <array>
