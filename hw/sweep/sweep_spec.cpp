@@ -72,7 +72,8 @@ class SpecReader {
                                        "output folder)");
     if (root["description"]) spec.description = scalar(root["description"], "description");
     if (!root["axes"] && !root["grids"]) throw input_error(file_, "axes", "missing: a spec needs axes (or grids)");
-    if (root["host_threads"]) host_threads_ = read_host_threads(root["host_threads"]);
+    if (root["host_threads"])
+      host_threads_ = parse_host_threads(scalar(root["host_threads"], "host_threads"), file_, "host_threads");
     spec.host_threads = host_threads_;
 
     const std::vector<Axis> common = root["axes"] ? read_axes(root["axes"], "axes") : std::vector<Axis>{};
@@ -112,18 +113,6 @@ class SpecReader {
   }
 
  private:
-  unsigned read_host_threads(const YAML::Node& n) const {
-    const std::string text = scalar(n, "host_threads");
-    const bool digits = !text.empty() && text.size() <= 3 &&
-                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-    const unsigned value = digits ? static_cast<unsigned>(std::stoul(text)) : 0;
-    if (value < 1 || value > kMaxHostThreads)
-      throw input_error(file_, "host_threads",
-                        "'" + text + "' is not a number of host threads (allowed: 1 to " +
-                            std::to_string(kMaxHostThreads) + ")");
-    return value;
-  }
-
   std::string scalar(const YAML::Node& n, const std::string& key) const {
     if (!n.IsScalar()) throw input_error(file_, key, "must be a single value, not a list or mapping");
     return n.Scalar();

@@ -169,14 +169,6 @@ const CLI::Validator kCount(
     },
     "", "count");
 
-const CLI::Validator kHostThreads(
-    [](const std::string& text) {
-      uint64_t v;
-      if (parse_count(text, v) && v >= 1 && v <= kMaxHostThreads) return std::string();
-      return "'" + text + "' is not a number of host threads (allowed: 1 to " + std::to_string(kMaxHostThreads) + ")";
-    },
-    "", "host threads");
-
 CLI::Validator one_of(std::vector<std::string> allowed) {
   return CLI::Validator(
       [allowed](const std::string& text) {
@@ -231,7 +223,9 @@ struct Invocation {
   std::string log_level = "warn";
   std::string list_kind;
   std::string help_topic;
-  std::string vcd_sms, vcd_window;  // checked and converted after parsing (parse_sm_list, parse_cycle_window)
+  // Checked and converted after parsing (parse_sm_list, parse_cycle_window,
+  // parse_host_threads: the sweep spec's host_threads: reads by the same rule).
+  std::string vcd_sms, vcd_window, host_threads;
   SweepOptions sweep;
   std::string run_dir;                // sweep-run RUN_DIR
   std::string run_backend = "local";  // sweep-run --backend
@@ -339,10 +333,9 @@ void add_run_only(CLI::App& run, Invocation& in) {
   run.add_option("--vcd-window", in.vcd_window, "trace only cycles FROM to TO (inclusive)")
       ->type_name("FROM:TO")
       ->needs(vcd);
-  run.add_option("--host-threads", in.req.host_threads,
-                 "tick the SMs on N host threads (default 1); the report is the same for every N "
-                 "(not --threads-per-cta)")
-      ->check(kHostThreads)
+  run.add_option("--host-threads", in.host_threads,
+                 "tick the SMs on N host threads (1 to " + std::to_string(kMaxHostThreads) +
+                     ", default 1); the report is the same for every N (not --threads-per-cta)")
       ->type_name("N");
   run.add_flag("--list-modules", in.req.list_modules, "print the SystemC module hierarchy and exit");
   run.add_flag("--quiet", in.quiet,
@@ -420,6 +413,13 @@ class CommandLine {
     if (cmd.get_name() == "run") {
       if (cmd.count("--vcd-sms")) in_.req.vcd_sms = parse_sm_list(in_.vcd_sms);
       if (cmd.count("--vcd-window")) in_.req.vcd_window = parse_cycle_window(in_.vcd_window);
+      if (cmd.count("--host-threads")) {
+        try {
+          in_.req.host_threads = parse_host_threads(in_.host_threads, "--host-threads");
+        } catch (const InputError& e) {
+          throw UsageError(e.what(), "run");  // a malformed flag: exit 2 with the usage, as CLI11's own checks
+        }
+      }
       // Redrawn with '\r': only a terminal shows it as one line (a log file or pipe would collect every redraw).
       in_.req.progress = !in_.quiet && isatty(STDERR_FILENO);
     }

@@ -791,8 +791,10 @@ def _(ctx):
 
 @case("bad_host_threads")
 def _(ctx):
-    for bad in ("0", "abc", "-2", "257"):
-        bad_input(ctx, SMALL + ("--host-threads", bad), 2, "--host-threads", f"'{bad}'", "1 to 256")
+    # Decimal digits only, 1 to 256 (parse_host_threads, the rule of a sweep spec's host_threads: too).
+    for bad in ("0", "257", "+2", "2x", "", "-2", "abc"):
+        bad_input(ctx, SMALL + ("--host-threads", bad), 2,
+                  f"--host-threads: '{bad}' is not a number of host threads (allowed: 1 to 256)")
     res = ctx.run(*SMALL, "--ctas", 3, "--host-threads", 2, env=dict(os.environ, SMSHARE_HOST_THREADS_ALWAYS="yes"))
     expect_rc(res, 1)
     expect_err(res, "SMSHARE_HOST_THREADS_ALWAYS", "'yes'", "0, 1")

@@ -200,6 +200,10 @@ TEST_F(SweepSpecTest, BadSpecsAreRefusedNamingTheFileAndKey) {
       {"axes: {kernel: a}\nhost_threads: 257", "'host_threads'", "(allowed: 1 to 256)"},
       {"axes: {kernel: a}\nhost_threads: two", "'host_threads'", "'two' is not a number of host threads"},
       {"axes: {kernel: a}\nhost_threads: 2.5", "'host_threads'", "'2.5' is not a number of host threads"},
+      // parse_host_threads' rule, the one of --host-threads: decimal digits only.
+      {"axes: {kernel: a}\nhost_threads: +2", "'host_threads'", "'+2' is not a number of host threads (allowed: 1 to 256)"},
+      {"axes: {kernel: a}\nhost_threads: 2x", "'host_threads'", "'2x' is not a number of host threads (allowed: 1 to 256)"},
+      {"axes: {kernel: a}\nhost_threads: ''", "'host_threads'", "'' is not a number of host threads (allowed: 1 to 256)"},
       {"axes: {kernel: a}\nhost_threads: [2, 4]", "'host_threads'", "single value"},
       {"axes: {kernel: a, host_threads: [1, 2]}", "'axes.host_threads'", "not an axis"},
   };
