@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
+#include <mutex>
 #include <type_traits>
 
 #include "hw/common/atomic_file.hpp"
@@ -479,7 +481,7 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents
   } catch (const InputError& e) {
     unreadable = e.what();
   }
-  const bool trace_unchanged = unreadable.empty() && after.size == stamp.size && after.mtime_ns == stamp.mtime_ns;
+  const bool trace_unchanged = unreadable.empty() && after == stamp;
   if (!trace_unchanged) problem = unreadable.empty() ? "the trace changed while it was read" : unreadable;
   const bool writable = trace_unchanged && out.ok();
 
@@ -512,6 +514,47 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents
   return trace;
 }
 
+namespace {
+
+// The SHA-256 of the file's bytes, hashed once while the file keeps a stamp
+// that vouches for its content (trace_file_sha256).
+std::string sha256_remembered_by_stamp(const std::string& trace_path) {
+  struct Remembered {
+    TraceFileStamp stamp;
+    std::string sha256;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Remembered> remembered;  // by path as given: one entry a trace
+
+  TraceFileStamp before;
+  try {
+    before = stamp_of(trace_path);
+  } catch (const InputError&) {
+    return sha256_file_hex(trace_path);  // which says that it cannot be read, naming the file
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = remembered.find(trace_path);
+    if (it != remembered.end() && it->second.stamp == before) return it->second.sha256;
+  }
+  const std::string sha256 = sha256_file_hex(trace_path);
+  // The hash is of the stamped content only if the stamp did not move while
+  // the file was read; the time checked after the read, as store() does.
+  TraceFileStamp after;
+  try {
+    after = stamp_of(trace_path);
+  } catch (const InputError&) {
+    return sha256;  // gone since: nothing to remember it by
+  }
+  if (after == before && !too_recent_to_trust(before.mtime_ns)) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    remembered[trace_path] = {before, sha256};
+  }
+  return sha256;
+}
+
+}  // namespace
+
 std::string trace_file_sha256(const std::string& trace_path) {
   std::string why;
   if (const auto mapping = map_cache(cache_path_of(trace_path), &why)) {
@@ -527,7 +570,7 @@ std::string trace_file_sha256(const std::string& trace_path) {
       // the trace cannot be read: sha256_file_hex says so, naming it
     }
   }
-  return sha256_file_hex(trace_path);
+  return sha256_remembered_by_stamp(trace_path);
 }
 
 }  // namespace smshare

@@ -103,6 +103,8 @@ class DecodedTrace {
 struct TraceFileStamp {
   uint64_t size = 0;
   int64_t mtime_ns = 0;
+
+  bool operator==(const TraceFileStamp& o) const { return size == o.size && mtime_ns == o.mtime_ns; }
 };
 
 // Reading and writing the cache file of one trace file.
@@ -143,8 +145,12 @@ class TraceCacheFile {
 // hw/top/simulation.hpp run_identity). Taken from the trace's decoded-trace
 // cache when the cache is whole and its stamp vouches for the trace as it is
 // now, the rule by which load() skips hashing; the cache's decoder key does
-// not matter. Otherwise hashed from the file: about 0.6 s for the 87.5 MB
-// bench trace. Throws InputError naming the file if it cannot be read.
+// not matter. Otherwise hashed from the file (about 0.6 s for the 87.5 MB
+// bench trace) and the hash remembered for the rest of the process while
+// the file keeps its size and modification time, so a sweep's plan hashes a
+// trace once however many runs name it. A time too close to the file's last
+// write to vouch for its content (the cache's rule) is not remembered.
+// Throws InputError naming the file if it cannot be read.
 std::string trace_file_sha256(const std::string& trace_path);
 
 // SHA-256 over what decides how a line decodes besides the trace's bytes:

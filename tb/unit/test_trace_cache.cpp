@@ -79,6 +79,16 @@ void age(const std::string& path, int seconds_ago) {
   ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
 }
 
+// Replaces the file's bytes and gives it back its times: a trace whose stamp
+// says nothing changed, so only what is read (or not) tells the difference.
+void rewrite_keeping_times(const std::string& path, const std::string& bytes) {
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  write_bytes(path, bytes);
+  const timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+}
+
 // Copies a trace of tb/traces into `dir`, aged by an hour.
 std::string copy_trace(const TempDir& dir, const std::string& relative) {
   const std::string path = dir.path() + "/" + std::filesystem::path(relative).filename().string();
@@ -206,11 +216,7 @@ TEST(TraceCache, ASecondLoadReadsTheCacheNotTheText) {
   CacheDirSetting cache_dir(dir.path() + "/cache");
   const std::string trace = copy_trace(dir, "handwritten/kernel-1.traceg");
   TraceKernel cold(trace, {}, {});
-  struct stat st {};
-  ASSERT_EQ(::stat(trace.c_str(), &st), 0);
-  write_bytes(trace, std::string(static_cast<size_t>(st.st_size), '?'));
-  const timespec times[2] = {st.st_atim, st.st_mtim};
-  ASSERT_EQ(utimensat(AT_FDCWD, trace.c_str(), times, 0), 0);
+  rewrite_keeping_times(trace, std::string(read_bytes(trace).size(), '?'));
   TraceKernel warm(trace, {}, {});
   expect_same_streams(cold, warm);
   EXPECT_EQ(warm.header().kernel_name, cold.header().kernel_name);
@@ -253,6 +259,31 @@ TEST(TraceCache, TheTracesHashComesFromAValidCacheOrFromTheFile) {
   write_bytes(trace, std::string(5, 'x'));  // in the recorded time, sized otherwise
   ASSERT_EQ(utimensat(AT_FDCWD, trace.c_str(), times, 0), 0);
   EXPECT_EQ(trace_file_sha256(trace), sha256_hex("xxxxx"));
+}
+
+// Without a cache (none built yet, or none writable) the file is hashed,
+// once while it keeps its size and time: a sweep's plan names each of its
+// runs by the hash, and N runs of one trace must not read it N times. Other
+// bytes under the same stamp still give the first hash (it was not read
+// again); a new time, or one too recent to vouch for the bytes, is hashed.
+TEST(TraceCache, AnUncachedTraceIsHashedOnceWhileItsStampStays) {
+  TempDir dir;
+  CacheDirSetting cache_dir(dir.path() + "/cache");
+  const std::string trace = copy_trace(dir, "handwritten/kernel-1.traceg");  // an hour old: its time vouches
+  const std::string original = read_bytes(trace);
+  const std::string other(original.size(), '?');
+  EXPECT_EQ(trace_file_sha256(trace), sha256_hex(original));
+  rewrite_keeping_times(trace, other);
+  for (int run = 2; run <= 4; ++run)
+    EXPECT_EQ(trace_file_sha256(trace), sha256_hex(original)) << "run " << run << " hashed the trace again";
+
+  age(trace, 1800);  // a new time: the remembered hash is not the trace's any more
+  EXPECT_EQ(trace_file_sha256(trace), sha256_hex(other));
+
+  age(trace, 0);  // a time of now may be shared by a rewrite of the same size: not remembered
+  EXPECT_EQ(trace_file_sha256(trace), sha256_hex(other));
+  rewrite_keeping_times(trace, original);
+  EXPECT_EQ(trace_file_sha256(trace), sha256_hex(original)) << "a hash remembered under a time too recent to vouch";
 }
 
 TEST(TraceCache, RebuiltWhenTheTraceChanges) {
