@@ -1381,24 +1381,67 @@ def progress_lines(terminal_text):
     return [p.strip() for p in re.split(r"[\r\n]", terminal_text) if "warp-inst/s" in p]
 
 
+# The line is first drawn 0.25 s into a run and redrawn at most every 0.25 s
+# (ProgressLine::kRedrawSeconds): a case about its redraws needs a run several
+# times that long, on whatever host and however fast the simulator has become
+# (a trace run of 0.2 s once drew nothing). So each such case sizes its run
+# from a piped run's own measured host time, scaled to PROGRESS_RUN_SECONDS.
+PROGRESS_RUN_SECONDS = 2.0
+PROGRESS_RUN_MAX_SCALE = 64  # a probe that took next to no time must not size a run of hours
+
+
+def ctas_lasting(ctx, args, probe_ctas, multiple_of=1):
+    """A --ctas count (a multiple of `multiple_of`, at least `probe_ctas`) for which `args` lasts about
+    PROGRESS_RUN_SECONDS here: the host time (host.sim_seconds) of a piped run of `probe_ctas` CTAs,
+    scaled in proportion."""
+    probe = ctx.run(*args, "--ctas", probe_ctas, "--json")
+    expect_rc(probe, 0)
+    took = json.loads(probe.out)["host"]["sim_seconds"]
+    scale = min(PROGRESS_RUN_MAX_SCALE, max(1.0, PROGRESS_RUN_SECONDS / max(took, 1e-6)))
+    return math.ceil(probe_ctas * scale / multiple_of) * multiple_of
+
+
+def hotspot_ctas_lasting(ctx):
+    """ctas_lasting for SMALL, probed with hotspot's own grid."""
+    return ctas_lasting(ctx, SMALL, load_kernel("hotspot")["grid_ctas"])
+
+
+def compact_count(text):
+    """A count as the progress line shows it (three significant digits and an SI suffix: 950, 12.3k, 6.00M)."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kMGTP]?)", text)
+    check(m, f"not a count as the progress line shows one: {text!r}")
+    return float(m.group(1)) * 1000 ** "_kMGTP".index(m.group(2) or "_")
+
+
+def check_last_redraw_complete(lines, total):
+    """The last redraw shows every warp-instruction of `total` done, at 100.0%."""
+    m = re.search(r"(\S+)/(\S+) warp-inst \((\d+\.\d)%\)", lines[-1])
+    check(m and m.group(3) == "100.0", f"the last redraw is not complete: {lines[-1]!r}")
+    # Three significant digits: within half a unit of the third of `total` (either way on a tie, as the
+    # binary fraction of the division falls).
+    half_unit = 0.5 * 10 ** (math.floor(math.log10(total)) - 2) * (1 + 1e-9)
+    check(all(abs(compact_count(m.group(g)) - total) <= half_unit for g in (1, 2)),
+          f"the last redraw does not show {total} of {total} warp-instructions: {lines[-1]!r}")
+
+
 @case("progress_line_on_a_terminal")
 def _(ctx):
-    # The whole hotspot grid: over a second of host time, so the line is drawn
-    # (at most 4 times a second) before the end redraws it with the totals.
-    rc, out, terminal = run_on_terminal(ctx, *SMALL, "--report", ctx.tmp / "tty.json")
+    # Long enough (PROGRESS_RUN_SECONDS) that the line is drawn before the end
+    # redraws it with the totals.
+    ctas = hotspot_ctas_lasting(ctx)
+    rc, out, terminal = run_on_terminal(ctx, *SMALL, "--ctas", ctas, "--report", ctx.tmp / "tty.json")
     check(rc == 0, f"exit code {rc} on a terminal\nterminal:\n{terminal}\nstdout:\n{out}")
     lines = progress_lines(terminal)
-    check(len(lines) >= 2, f"fewer than two progress redraws on a terminal:\n{terminal!r}")
+    check(len(lines) >= 2, f"fewer than two progress redraws on a terminal (--ctas {ctas}):\n{terminal!r}")
     form = r"^\S+ cycles \| \S+/\S+ warp-inst \(\d+\.\d%\) \| \S+ warp-inst/s \| "
     for line in lines:
         check(re.match(form, line), f"progress line does not match /{form}/: {line!r}")
-    total = expected_warp_instructions("hotspot")
-    check(f"/{total / 1e6:.2f}M warp-inst (100.0%)" in lines[-1], f"the last redraw is not complete: {lines[-1]!r}")
+    check_last_redraw_complete(lines, expected_warp_instructions("hotspot", ctas=ctas))
     check("(100.0%)" not in lines[0], f"the first redraw already shows the end: {lines[0]!r}")
     check(terminal.endswith("\r\n"), f"the line is not ended with a newline: {terminal[-200:]!r}")
     check(" cycles | " not in out, f"the progress line reached stdout:\n{out}")
     # Same run, stderr a pipe: the same report (host timing aside) and the same summary.
-    piped = ctx.run(*SMALL, "--report", ctx.tmp / "pipe.json")
+    piped = ctx.run(*SMALL, "--ctas", ctas, "--report", ctx.tmp / "pipe.json")
     expect_rc(piped, 0)
     a, b = (json.loads((ctx.tmp / f).read_text()) for f in ("tty.json", "pipe.json"))
     d = first_difference(strip_host(a), strip_host(b))
@@ -1411,9 +1454,8 @@ def _(ctx):
 @case("progress_line_names_the_kernel_of_a_trace")
 def _(ctx):
     # A stream of three kernels: the small generated trace listed three times,
-    # its 4 CTAs replayed 500 times each (--ctas 2000) so the run lasts long
-    # enough to draw (about 2 s at 3 M warp-inst/s; with --ctas 200 a run of
-    # 0.2 s drew nothing once the simulator got faster).
+    # its CTAs replayed (--ctas, a multiple of the file's) until the run lasts
+    # PROGRESS_RUN_SECONDS.
     kernel = REPO / "tb" / "traces" / "generated_small" / "kernel-1.traceg"
     (ctx.tmp / "three").mkdir()
     (ctx.tmp / "three" / "kernel-1.traceg").write_bytes(kernel.read_bytes())
@@ -1421,20 +1463,24 @@ def _(ctx):
     text = kernel.read_text()
     file_ctas = text.count("#BEGIN_TB")
     per_file = sum(int(n) for n in re.findall(r"^insts = (\d+)", text, re.M))
-    total = 3 * per_file * (2000 // file_ctas)
-    check(2000 % file_ctas == 0 and total == 6000000, f"generated_small changed: {file_ctas} CTAs, {per_file} lines")
-    rc, out, terminal = run_on_terminal(ctx, "run", "--trace", ctx.tmp / "three", "--ctas", 2000)
+    check(file_ctas > 0 and per_file > 0, f"generated_small has {file_ctas} CTAs and {per_file} instruction lines")
+    args = ("run", "--trace", ctx.tmp / "three")
+    ctas = ctas_lasting(ctx, args, 200, multiple_of=file_ctas)
+    rc, out, terminal = run_on_terminal(ctx, *args, "--ctas", ctas)
     check(rc == 0, f"exit code {rc}\nterminal:\n{terminal}\nstdout:\n{out}")
     lines = progress_lines(terminal)
     kernels = [int(m.group(1)) for m in (re.match(r"kernel (\d)/3 \| ", line) for line in lines) if m]
-    check(lines and len(kernels) == len(lines), f"a redraw does not name its kernel k/3:\n{terminal!r}")
+    check(len(lines) >= 2 and len(kernels) == len(lines),
+          f"fewer than two redraws, or one that does not name its kernel k/3 (--ctas {ctas}):\n{terminal!r}")
     check(kernels == sorted(kernels) and kernels[-1] == 3, f"kernels named in the order {kernels}")
-    check("/6.00M warp-inst (100.0%)" in lines[-1], f"the share is not of the three kernels' total: {lines[-1]!r}")
+    # The share is of the three kernels' total, each kernel its CTAs' replays of the file.
+    check_last_redraw_complete(lines, 3 * per_file * (ctas // file_ctas))
 
 
 @case("progress_line_off_when_stderr_is_not_a_terminal")
 def _(ctx):
-    res = ctx.run(*SMALL, "--log-level", "info")  # long enough to draw; stderr not empty
+    ctas = hotspot_ctas_lasting(ctx)  # long enough that a terminal would show the line
+    res = ctx.run(*SMALL, "--ctas", ctas, "--log-level", "info")
     expect_rc(res, 0)
     check("[info]" in res.err, f"no log on stderr:\n{res.err}")
     check("\r" not in res.err and "warp-inst/s" not in res.err, f"a progress line reached a pipe:\n{res.err!r}")
@@ -1442,7 +1488,8 @@ def _(ctx):
 
 @case("progress_line_quiet")
 def _(ctx):
-    rc, out, terminal = run_on_terminal(ctx, *SMALL, "--quiet")
+    ctas = hotspot_ctas_lasting(ctx)  # long enough that the line would be drawn without --quiet
+    rc, out, terminal = run_on_terminal(ctx, *SMALL, "--ctas", ctas, "--quiet")
     check(rc == 0 and "cycles" in out, f"exit code {rc}\nstdout:\n{out}")
     check(progress_lines(terminal) == [] and "\r" not in terminal.replace("\r\n", ""),
           f"--quiet drew a progress line:\n{terminal!r}")
