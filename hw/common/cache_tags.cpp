@@ -36,30 +36,32 @@ CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways, ui
   ways_store_.assign(size_t(sets_) * ways_, Way{});
 }
 
-CacheTags::Result CacheTags::access(uint64_t addr, ChunkMask chunks, bool allocate, bool dirty) {
+CacheTags::Result CacheTags::access_found(uint32_t found, uint64_t addr, ChunkMask chunks, bool allocate,
+                                          bool dirty) {
   Result r;
   const ChunkMask needed = sectors_of(chunks);
-  const uint64_t line = addr >> line_shift_;
-  Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
   ++clock_;
-  Way* victim = &set[0];
-  for (uint32_t w = 0; w < ways_; ++w) {
-    Way& way = set[w];
-    if (way.tag == line && way.valid.any()) {
-      way.last_use = clock_;
-      r.entry = static_cast<uint32_t>(&way - ways_store_.data());
-      r.missing = needed.minus(way.valid);
-      r.hit = !r.missing.any();
-      r.sector_miss = !r.hit;
-      if (allocate) way.valid |= r.missing;
-      if (dirty) way.dirty |= needed & way.valid;
-      return r;
-    }
-    // Prefer an invalid way; otherwise the least recently used one.
-    if (victim->valid.any() && (!way.valid.any() || way.last_use < victim->last_use)) victim = &way;
+  if (found != kAbsent) {
+    Way& way = ways_store_[found];
+    way.last_use = clock_;
+    r.entry = found;
+    r.missing = needed.minus(way.valid);
+    r.hit = !r.missing.any();
+    r.sector_miss = !r.hit;
+    if (allocate) way.valid |= r.missing;
+    if (dirty) way.dirty |= needed & way.valid;
+    return r;
   }
   r.missing = needed;
   if (!allocate) return r;
+  // The victim: the first free way, else the least recently used; both are
+  // the first way of least last_use (a free way's is 0). Searched only on a
+  // miss: a hit needs just the tags.
+  const uint64_t line = addr >> line_shift_;
+  Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
+  Way* victim = &set[0];
+  for (uint32_t w = 1; w < ways_; ++w)
+    if (set[w].last_use < victim->last_use) victim = &set[w];
   if (victim->valid.any() && victim->dirty.any()) {
     r.evicted_dirty = true;
     r.victim_line = victim->tag << line_shift_;  // line-aligned byte address of the victim
@@ -67,10 +69,12 @@ CacheTags::Result CacheTags::access(uint64_t addr, ChunkMask chunks, bool alloca
   }
   r.entry = static_cast<uint32_t>(victim - ways_store_.data());
   r.allocated = true;
-  victim->tag = line;
+  // An access that needs no sector of the line leaves the way free.
+  const bool holds = needed.any();
+  victim->tag = holds ? line : kNoLine;
   victim->valid = needed;
   victim->dirty = dirty ? needed : ChunkMask();
-  victim->last_use = clock_;
+  victim->last_use = holds ? clock_ : 0;
   return r;
 }
 
@@ -81,31 +85,11 @@ bool CacheTags::hit_line_at(uint32_t entry, uint64_t addr) {
   return true;
 }
 
-bool CacheTags::probe(uint64_t addr) const {
-  const uint64_t line = addr >> line_shift_;
-  const Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
-  for (uint32_t w = 0; w < ways_; ++w)
-    if (set[w].tag == line && set[w].valid.any()) return true;
-  return false;
-}
-
-ChunkMask CacheTags::missing(uint64_t addr, ChunkMask chunks) const {
-  const uint64_t line = addr >> line_shift_;
-  const Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
-  for (uint32_t w = 0; w < ways_; ++w)
-    if (set[w].tag == line && set[w].valid.any()) return sectors_of(chunks).minus(set[w].valid);
-  return sectors_of(chunks);
-}
-
 void CacheTags::invalidate(uint64_t addr) {
-  const uint64_t line = addr >> line_shift_;
-  Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
-  for (uint32_t w = 0; w < ways_; ++w)
-    if (set[w].tag == line && set[w].valid.any()) {
-      // Dirty data is dropped: flushing it first is the owner's job.
-      set[w].valid = ChunkMask();
-      set[w].dirty = ChunkMask();
-    }
+  const uint32_t found = find(addr);
+  if (found == kAbsent) return;
+  // Dirty data is dropped: flushing it first is the owner's job.
+  ways_store_[found] = Way{};  // free
 }
 
 }  // namespace smshare

@@ -11,6 +11,7 @@
 // (chunk_mask.hpp): a sector is its chunks.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -43,7 +44,9 @@ class CacheTags {
   // miss with `allocate`, the missing sectors are marked valid at once (their
   // fill is the owner's business), a tag miss replacing the LRU way. `dirty`
   // marks the needed sectors dirty (a write: valid and dirty once written).
-  Result access(uint64_t addr, ChunkMask chunks, bool allocate, bool dirty = false);
+  Result access(uint64_t addr, ChunkMask chunks, bool allocate, bool dirty = false) {
+    return access_found(find(addr), addr, chunks, allocate, dirty);
+  }
   // The same for the whole line.
   Result access(uint64_t addr, bool allocate, bool dirty = false) { return access(addr, line_mask_, allocate, dirty); }
   // What access(addr, allocate) does when the whole line at `addr` hits in
@@ -53,10 +56,32 @@ class CacheTags {
   // distinct, so the search of access() would find that same entry: an owner
   // that remembers where its last hit was skips the search.
   bool hit_line_at(uint32_t entry, uint64_t addr);
-  bool probe(uint64_t addr) const;      // is the line present (any sector), without touching LRU
+  // Is the line present (any sector)? Without touching LRU.
+  bool probe(uint64_t addr) const { return find(addr) != kAbsent; }
   // The sectors of `chunks` an access would miss (all of them on a tag
   // miss), without touching LRU: what a miss would have to fetch.
-  ChunkMask missing(uint64_t addr, ChunkMask chunks) const;
+  ChunkMask missing(uint64_t addr, ChunkMask chunks) const { return missing_at(find(addr), chunks); }
+
+  // access() and missing() in two steps, for an owner that asks what would
+  // miss before it books the access (the L2 holds a read miss at its input
+  // while no MSHR is free) and would otherwise search the set twice:
+  // find() is the search both start with, the tag entry holding the line
+  // at `addr` (some sector valid) or kAbsent; missing_at() and
+  // access_found() take its answer, which stays right until the tags change
+  // (the next access_found(), hit_line_at() or invalidate()).
+  static constexpr uint32_t kAbsent = ~0u;
+  uint32_t find(uint64_t addr) const {
+    const uint64_t line = addr >> line_shift_;
+    const size_t first = size_t(line & (sets_ - 1)) * ways_;
+    const Way* set = &ways_store_[first];
+    for (uint32_t w = 0; w < ways_; ++w)
+      if (set[w].tag == line) return static_cast<uint32_t>(first + w);  // a free way's tag is kNoLine
+    return kAbsent;
+  }
+  ChunkMask missing_at(uint32_t found, ChunkMask chunks) const {
+    return found == kAbsent ? sectors_of(chunks) : sectors_of(chunks).minus(ways_store_[found].valid);
+  }
+  Result access_found(uint32_t found, uint64_t addr, ChunkMask chunks, bool allocate, bool dirty = false);
   void invalidate(uint64_t addr);
 
   // The sectors `chunks` touch, as chunks (whole sectors, within the line).
@@ -68,8 +93,13 @@ class CacheTags {
   uint32_t entries() const { return static_cast<uint32_t>(ways_store_.size()); }  // sets * ways
 
  private:
+  // A way is free when no sector is valid; a free way keeps tag kNoLine
+  // (all ones: only the last line of the 64-bit address space has it) and
+  // last_use 0 (a held way's is at least 1), so that find() compares tags
+  // only and the victim search of access_found() looks at last_use only.
+  static constexpr uint64_t kNoLine = ~0ull;
   struct Way {
-    uint64_t tag = 0;
+    uint64_t tag = kNoLine;
     uint64_t last_use = 0;
     ChunkMask valid;  // none: the way is free
     ChunkMask dirty;

@@ -76,7 +76,10 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
                        std::vector<uint32_t>* waits) {
   const ChunkMask needed = tags_.sectors_of(chunks);
   uint64_t arrival = t_ps;
-  if (!is_write && miss_can_stall() && tags_.missing(local_addr, chunks).any()) {
+  // One search of the set serves both the miss test and the access (nothing
+  // below changes the tags before it).
+  const uint32_t found = tags_.find(local_addr);
+  if (!is_write && miss_can_stall() && tags_.missing_at(found, chunks).any()) {
     // A read miss: it reaches the tags when the port is free, and is
     // accepted there only with an MSHR free and room in the DRAM queue
     // when it is sent, hit_latency later.
@@ -88,7 +91,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
   }
   const uint64_t start = port_.reserve(arrival, needed.bytes()).start;
   const uint64_t lookup_done = start + hit_latency_ps_;
-  const CacheTags::Result r = tags_.access(local_addr, chunks, /*allocate=*/true, /*dirty=*/is_write);
+  const CacheTags::Result r = tags_.access_found(found, local_addr, chunks, /*allocate=*/true, /*dirty=*/is_write);
   // A line allocated over a victim inherits none of the victim's fills.
   if (r.allocated) record_fill(r.entry, tags_.line_mask(), SectorFill{});
   uint64_t ready = lookup_done;
