@@ -92,50 +92,47 @@ void DramChannelTiming::enqueue(uint64_t sent_ps, uint64_t local_addr, bool is_w
   if (!(next_known_ && next_found_ && t > next_take_ps_)) next_known_ = false;
 }
 
-bool DramChannelTiming::next_bank(uint32_t& bank, uint64_t& take_ps) const {
-  if (!next_known_) {
-    // The bank that takes a request first; banks taking at the same time go
-    // by the age of what they take.
-    next_found_ = false;
-    bool best_seq_known = false;
-    uint64_t best_seq = 0;
-    for (uint32_t i = 0; i < banks_.size(); ++i) {
-      const uint64_t t = bank_take_ps_[i];
-      if (t == FrfcfsQueue::kNone || (next_found_ && t > next_take_ps_)) continue;
-      if (next_found_ && t == next_take_ps_) {
-        // A tie: the age of the requests the two banks would take decides (computed only for ties).
-        if (!best_seq_known) {
-          const Bank& best = banks_[next_bank_];
-          best_seq = queue_.next_seq(next_bank_, t, best.open, best.open_row);
-          best_seq_known = true;
-        }
-        const uint64_t seq = queue_.next_seq(i, t, banks_[i].open, banks_[i].open_row);
-        if (seq > best_seq) continue;
-        best_seq = seq;
-      } else {
-        best_seq_known = false;
-      }
-      next_found_ = true;
-      next_bank_ = i;
-      next_take_ps_ = t;
+void DramChannelTiming::find_next() const {
+  // The bank that takes a request first; banks taking at the same time go
+  // by the age of what they take. It runs after every decision, so it visits
+  // only the banks with a request, and asks the ages only when the earliest
+  // time is a tie (a second pass over the banks at that time).
+  uint32_t best = 0;
+  uint64_t best_t = FrfcfsQueue::kNone;
+  bool tie = false;
+  for (uint64_t w = banks_waiting_; w; w &= w - 1) {
+    const uint32_t i = static_cast<uint32_t>(__builtin_ctzll(w));
+    const uint64_t t = bank_take_ps_[i];
+    if (t < best_t) {
+      best = i;
+      best_t = t;
+      tie = false;
+    } else if (t == best_t) {
+      tie = true;
     }
-    next_known_ = true;
   }
-  bank = next_bank_;
-  take_ps = next_take_ps_;
-  return next_found_;
-}
-
-uint64_t DramChannelTiming::next_decision_ps() const {
-  uint32_t bank = 0;
-  uint64_t t = 0;
-  return next_bank(bank, t) ? t : FrfcfsQueue::kNone;
+  if (tie) {
+    uint64_t best_seq = queue_.next_seq(best, best_t, banks_[best].open, banks_[best].open_row);
+    for (uint64_t w = banks_waiting_ & (~uint64_t{1} << best); w; w &= w - 1) {
+      const uint32_t i = static_cast<uint32_t>(__builtin_ctzll(w));
+      if (bank_take_ps_[i] != best_t) continue;
+      const uint64_t seq = queue_.next_seq(i, best_t, banks_[i].open, banks_[i].open_row);
+      if (seq < best_seq) {
+        best = i;
+        best_seq = seq;
+      }
+    }
+  }
+  next_found_ = banks_waiting_ != 0;
+  next_bank_ = best;
+  next_take_ps_ = best_t;
+  next_known_ = true;
 }
 
 DramChannelTiming::Served DramChannelTiming::decide() {
-  uint32_t bank = 0;
-  uint64_t take_ps = 0;
-  next_bank(bank, take_ps);
+  if (!next_known_) find_next();
+  const uint32_t bank = next_bank_;
+  const uint64_t take_ps = next_take_ps_;
   Bank& b = banks_[bank];
   bool reordered = false;
   // The request at the door, if any, enters its bank's queue with this take.

@@ -82,7 +82,10 @@ class DramChannelTiming {
   // in decide()'s answer. Requests must be sent in non-decreasing time.
   void enqueue(uint64_t sent_ps, uint64_t local_addr, bool is_write, uint32_t bytes, uint64_t token);
   // When the next bank takes a queued request (FrfcfsQueue::kNone: none waits).
-  uint64_t next_decision_ps() const;
+  uint64_t next_decision_ps() const {
+    if (!next_known_) find_next();
+    return next_found_ ? next_take_ps_ : FrfcfsQueue::kNone;
+  }
   struct Served {
     uint64_t token;
     uint64_t done_ps;  // its last byte is off the data bus
@@ -124,9 +127,15 @@ class DramChannelTiming {
   // `first_cmd_ps` is set to its first command (precharge, activate or column).
   uint64_t serve(Bank& b, uint64_t row, uint64_t t_ps, bool is_write, uint32_t bytes, uint64_t& first_cmd_ps);
   // Refreshes bank_take_ps_[bank] after its queue or its state changed.
-  void refresh_take(uint32_t bank) { bank_take_ps_[bank] = queue_.next_take_ps(bank, banks_[bank].next_cmd_ps); }
-  // The bank that decides next under FR-FCFS and when, or false.
-  bool next_bank(uint32_t& bank, uint64_t& take_ps) const;
+  void refresh_take(uint32_t bank) {
+    const uint64_t t = queue_.next_take_ps(bank, banks_[bank].next_cmd_ps);
+    bank_take_ps_[bank] = t;
+    const uint64_t bit = uint64_t{1} << bank;
+    banks_waiting_ = t == FrfcfsQueue::kNone ? banks_waiting_ & ~bit : banks_waiting_ | bit;
+  }
+  // Finds the bank that decides next under FR-FCFS and when (next_bank_,
+  // next_take_ps_; next_found_ false: no request waits).
+  void find_next() const;
 
   DramAddressMap map_;
   uint32_t line_bytes_;
@@ -138,10 +147,13 @@ class DramChannelTiming {
   bool frfcfs_;
   FrfcfsQueue queue_;  // frfcfs: the request queue
   // Each bank's next take (queue_.next_take_ps() with its free time), kept
-  // current as requests enter and banks take them: next_bank() scans it
+  // current as requests enter and banks take them: find_next() scans it
   // after every decision.
   std::vector<uint64_t> bank_take_ps_;
-  // The next decision (next_bank()), kept until the queue changes.
+  // The banks with a request waiting (bank_take_ps_ not kNone), bit b for
+  // bank b (dram.banks <= 64): find_next() visits only those.
+  uint64_t banks_waiting_ = 0;
+  // The next decision (find_next()), kept until the queue changes.
   mutable bool next_known_ = false;
   mutable bool next_found_ = false;
   mutable uint32_t next_bank_ = 0;
