@@ -27,10 +27,14 @@ SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& 
       period_ps_(gpu.core_period_ps()),
       core_(std::make_unique<SmCore>(sm_id, gpu, static_cast<GlobalMemoryPort&>(*this),
                                      slots.value_or(physical_slots(gpu.sm)))) {
+  // What every request has in common is set once: transport() fills in
+  // only what changes (the SM's transactions carry no data: timing only).
+  payload_.set_data_ptr(nullptr);
   payload_.set_streaming_width(0);
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
-  payload_.set_extension(new ChunkMaskExtension);  // owned (and freed) by the payload
+  chunk_mask_ = new ChunkMaskExtension;
+  payload_.set_extension(chunk_mask_);  // owned (and freed) by the payload
   deferral_ = new DeferredResponseExtension;
   payload_.set_extension(deferral_);  // owned (and freed) by the payload too
   // The mechanism's structures first: the hierarchy listing and the
@@ -130,9 +134,8 @@ uint64_t SmModule::apply_later_answers() {
 uint64_t SmModule::transport(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) {
   payload_.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   payload_.set_address(line_addr);
-  payload_.set_data_ptr(nullptr);
   payload_.set_data_length(chunks.bytes());  // the bytes moved; the extension says which
-  payload_.get_extension<ChunkMaskExtension>()->chunks = chunks;
+  chunk_mask_->chunks = chunks;
   deferral_->token = token;
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   const uint64_t now_ps = sc_core::sc_time_stamp().value();
