@@ -20,7 +20,7 @@ void FrfcfsQueue::enter(DramRequest req, uint64_t entry_ps) {
 }
 
 size_t FrfcfsQueue::pick(uint32_t bank, uint64_t take_ps, bool open, uint64_t open_row) const {
-  const std::deque<DramRequest>& q = banks_[bank];
+  const std::vector<DramRequest>& q = banks_[bank];
   if (open)
     for (size_t i = 0; i < q.size() && q[i].entry_ps <= take_ps; ++i)
       if (q[i].row == open_row) return i;  // the oldest row hit
@@ -32,7 +32,7 @@ uint64_t FrfcfsQueue::next_seq(uint32_t bank, uint64_t take_ps, bool open, uint6
 }
 
 DramRequest FrfcfsQueue::take(uint32_t bank, uint64_t take_ps, bool open, uint64_t open_row, bool& reordered) {
-  std::deque<DramRequest>& q = banks_[bank];
+  std::vector<DramRequest>& q = banks_[bank];
   const size_t i = pick(bank, take_ps, open, open_row);
   const DramRequest req = q[i];
   reordered = i != 0;

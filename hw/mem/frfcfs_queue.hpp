@@ -53,7 +53,7 @@ class FrfcfsQueue {
   // When bank `bank`, free from `bank_free_ps`, next takes a request; kNone
   // when none waits for it.
   uint64_t next_take_ps(uint32_t bank, uint64_t bank_free_ps) const {
-    const std::deque<DramRequest>& q = banks_[bank];
+    const std::vector<DramRequest>& q = banks_[bank];
     if (q.empty()) return kNone;
     return q.front().entry_ps > bank_free_ps ? q.front().entry_ps : bank_free_ps;
   }
@@ -77,7 +77,11 @@ class FrfcfsQueue {
   size_t pick(uint32_t bank, uint64_t take_ps, bool open, uint64_t open_row) const;
   void enter(DramRequest req, uint64_t entry_ps);
 
-  std::vector<std::deque<DramRequest>> banks_;  // per bank, in entry order
+  // Per bank, in entry order. A vector, not a deque: a bank holds a few
+  // requests (the channel's dram.queue_depth are shared by its banks), a
+  // take removes any of them (the oldest row hit), and pick() indexes and
+  // sizes it at every step, which a deque does by iterator arithmetic.
+  std::vector<std::vector<DramRequest>> banks_;
   std::deque<DramRequest> door_;               // arrived while the queue was full
   uint32_t depth_;                             // 0: unlimited
   size_t queued_ = 0;
