@@ -150,6 +150,8 @@ void GpuModule::deliver_memory_responses(uint64_t cycle) {
   // reach a channel at cycle x period + lead or later, so decisions before
   // that time see every request that arrived by then (MemoryTiming).
   const uint64_t before = cycle * period_ps_ + memory_->timing().decision_lead_ps();
+  // Most cycles have no decision due: nothing to take, and no sc_time to build.
+  if (memory_->timing().next_decision_ps() >= before) return;
   responses_.clear();
   memory_->advance(sc_core::sc_time::from_value(before), responses_);
   for (const MemCompletion& c : responses_) {
