@@ -67,6 +67,14 @@ class ChunkMask {
     // the sectors being disjoint.
     return ChunkMask((any >> (sector_chunks - 1)) * group);
   }
+  // The first chunk of every sector of `sector_chunks` chunks (a power of
+  // two): a loop over `mask & sector_starts(n)`'s bits visits the sectors
+  // `mask` starts, without stepping through the chunks in between.
+  static constexpr ChunkMask sector_starts(uint32_t sector_chunks) {
+    if (sector_chunks <= 1) return ChunkMask(~uint32_t{0});
+    if (sector_chunks >= kMaxChunks) return ChunkMask(1);
+    return ChunkMask(~uint32_t{0} / ((uint32_t{1} << sector_chunks) - 1));
+  }
   // The mask seen from a line that starts `chunks` chunks earlier.
   constexpr ChunkMask shifted_up(uint32_t chunks) const { return ChunkMask(chunks >= kMaxChunks ? 0 : bits_ << chunks); }
 

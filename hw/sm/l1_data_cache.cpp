@@ -4,7 +4,11 @@
 
 namespace smshare {
 
-L1DataCache::L1DataCache(const CacheSpec& spec) : spec_(spec) { flush(); }
+L1DataCache::L1DataCache(const CacheSpec& spec)
+    : spec_(spec),
+      sector_starts_(ChunkMask::sector_starts(static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes))) {
+  flush();
+}
 
 void L1DataCache::flush() {
   if (spec_.size_bytes)
@@ -28,9 +32,8 @@ L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t 
   // is still on its way.
   uint64_t ready = present.any() ? cycle + spec_.hit_latency : 0;
   bool waited = false;
-  const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
-  for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks) {
-    if (!present.test(c)) continue;
+  for (uint32_t starts = (present & sector_starts_).bits(); starts; starts &= starts - 1) {
+    const uint32_t c = static_cast<uint32_t>(__builtin_ctz(starts));
     if (!undecided_.empty()) {
       if (const uint32_t* u = undecided_.find(line + uint64_t(c) * ChunkMask::kChunkBytes)) {
         if (undecided) undecided->push_back(*u);
@@ -65,33 +68,30 @@ void L1DataCache::fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t read
   // Entries whose data has arrived are dropped now and then: the table only
   // needs the fills in flight (at most a few hundred).
   if (fill_ready_.size() >= 4096) fill_ready_.erase_if([cycle](uint64_t ready) { return ready <= cycle; });
-  const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
-  for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks)
-    if (sectors.test(c)) fill_ready_.set(line + uint64_t(c) * ChunkMask::kChunkBytes, ready);
+  for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1)
+    fill_ready_.set(line + uint64_t(__builtin_ctz(starts)) * ChunkMask::kChunkBytes, ready);
   mshrs_.hold(cycle, ready);
 }
 
 void L1DataCache::fill_requested(uint64_t line, ChunkMask sectors, uint32_t fill) {
   if (!tags_) return;
-  const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
-  for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks)
-    if (sectors.test(c)) {
-      fill_ready_.erase(line + uint64_t(c) * ChunkMask::kChunkBytes);
-      undecided_.set(line + uint64_t(c) * ChunkMask::kChunkBytes, fill);
-    }
+  for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1) {
+    const uint64_t sector = line + uint64_t(__builtin_ctz(starts)) * ChunkMask::kChunkBytes;
+    fill_ready_.erase(sector);
+    undecided_.set(sector, fill);
+  }
   mshrs_.hold_undecided();
 }
 
 void L1DataCache::fill_decided(uint64_t line, ChunkMask sectors, uint32_t fill, uint64_t ready) {
   if (!tags_) return;
-  const uint32_t sector_chunks = static_cast<uint32_t>(sector_bytes() / ChunkMask::kChunkBytes);
-  for (uint32_t c = 0; c < ChunkMask::kMaxChunks; c += sector_chunks) {
-    if (!sectors.test(c)) continue;
+  for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1) {
+    const uint64_t sector = line + uint64_t(__builtin_ctz(starts)) * ChunkMask::kChunkBytes;
     // A store since evicted the line, or a later miss refetches it: the entry is no longer this read's.
-    uint32_t* u = undecided_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
+    uint32_t* u = undecided_.find(sector);
     if (!u || *u != fill) continue;
     undecided_.erase_found(u);
-    fill_ready_.set(line + uint64_t(c) * ChunkMask::kChunkBytes, ready);
+    fill_ready_.set(sector, ready);
   }
   mshrs_.decide(ready);
 }

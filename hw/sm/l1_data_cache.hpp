@@ -104,6 +104,9 @@ class L1DataCache {
   uint64_t sector_bytes() const { return spec_.sector_bytes ? spec_.sector_bytes : spec_.line_bytes; }
 
   const CacheSpec spec_;
+  // The first chunk of every sector: the loops over a line's sectors visit
+  // the set bits of a mask and'ed with it.
+  const ChunkMask sector_starts_;
   std::unique_ptr<CacheTags> tags_;
   SlotPool mshrs_;
   SectorMap<uint64_t> fill_ready_;  // sector address -> cycle its in-flight fill returns
