@@ -264,6 +264,7 @@ bool SmCore::launch_one_cta() {
     warp.pending_writes.reset();
     warp.in_flight = warp.pending_loads = 0;
     cta.warp_slots.push_back(slot);
+    set_fetch_wanted(slot, true);
     refresh(slot);
   }
   if (mechanism_.wide_warps)
@@ -884,16 +885,17 @@ void SmCore::update_view(uint32_t slot) {
   v.priority_class = w.valid && !inert_gate_ ? mechanism_.gate->priority_class(w.ctx) : 1;
 }
 
+inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
+  uint64_t& word = fetch_wanted_slots_[slot / 64];
+  const uint64_t bit = uint64_t{1} << (slot % 64);
+  if (wanted == ((word & bit) != 0)) return;
+  word ^= bit;
+  wanted ? ++fetch_wanted_ : --fetch_wanted_;
+}
+
 void SmCore::refresh(uint32_t slot) {
   update_view(slot);
   Warp& w = warps_[slot];
-  const bool wants_fetch = w.valid && !w.stream_done && w.ib_count == 0;
-  uint64_t& wanted_word = fetch_wanted_slots_[slot / 64];
-  const uint64_t bit = uint64_t{1} << (slot % 64);
-  if (wants_fetch != ((wanted_word & bit) != 0)) {
-    wanted_word ^= bit;
-    wants_fetch ? ++fetch_wanted_ : --fetch_wanted_;
-  }
   const StallReason wait = w.valid ? blocking_reason(w) : StallReason::NoWarp;
   const uint8_t need = wait == StallReason::None ? static_cast<uint8_t>(pipeline_need(w.head())) : 0;
   // Most events leave a warp's reason as it was (an operand of several
@@ -1115,6 +1117,7 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
   stats_.thread_op_counts[static_cast<int>(inst.op)] += lanes;
   ++w.issued;
   w.pop();
+  if (w.ib_count == 0 && !w.stream_done) set_fetch_wanted(slot, true);
   schedulers_[scheduler]->issued(slot);
   SchedulerProbes& probes = scheduler_probes_[scheduler];
   probes.issued_warp = static_cast<int32_t>(slot);
@@ -1169,6 +1172,7 @@ void SmCore::fetch() {
     Warp& w = warps_[slot];
     --slots;
     progress_ = true;
+    set_fetch_wanted(slot, false);  // filled now, or its program has ended
     w.ib_head = 0;  // the buffer is empty (it wants a fetch): fill it from the start
     while (w.ib_count < w.ibuffer.size()) {
       WarpInstruction& dst = w.ibuffer[w.ib_count];

@@ -573,10 +573,14 @@ class SmCore : private MechanismMemoryPort {
   uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
   uint32_t fetch_rr_ = 0;
   // Valid warps with an empty instruction buffer and instructions left, a
-  // bit per slot (kept by refresh()), so fetch() finds them without a scan;
-  // fetch_wanted_ counts the set bits for its early return.
+  // bit per slot, so fetch() finds them without a scan; fetch_wanted_ counts
+  // the set bits for its early return. Only a launch (wanted), an issue that
+  // empties the buffer of a warp whose program goes on (wanted) and a fetch
+  // (not wanted: filled, or the program ended) change it: a retiring warp has
+  // no instructions left, so its bit is already clear.
   std::vector<uint64_t> fetch_wanted_slots_;
   uint32_t fetch_wanted_ = 0;
+  void set_fetch_wanted(uint32_t slot, bool wanted);
   // The first k' >= k (k' < warp slots) for which slot (start + k') mod
   // warp slots wants a fetch; the warp slots if none: fetch()'s round-robin scan.
   uint32_t next_fetch_candidate(uint32_t start, uint32_t k) const;
