@@ -26,6 +26,7 @@ class CalendarQueue {
   size_t size() const { return near_count_ + far_.size(); }
 
   void push(const T& e) {
+    if (e.cycle < no_entry_before_) no_entry_before_ = e.cycle;
     if (e.cycle >= base_ && e.cycle - base_ < kBuckets) {
       buckets_[e.cycle % kBuckets].entries.push_back(e);
       occupied_ |= uint64_t{1} << (e.cycle % kBuckets);
@@ -47,15 +48,25 @@ class CalendarQueue {
   // window moves on to start there (an entry pushed later for an earlier
   // cycle goes to the heap).
   bool pop_due(uint64_t cycle, T& out) {
+    if (no_entry_before_ > cycle) {
+      // Nothing due (most cycles): the window moves on without a search; no
+      // ring entry is earlier than no_entry_before_, so none before base_.
+      if (cycle + 1 > base_) base_ = cycle + 1;
+      if (cursor_ < base_) cursor_ = base_;
+      return false;
+    }
     const T* near = near_front();
     if (!far_.empty() && (!near || *near > far_.top())) {
       if (far_.top().cycle <= cycle) {
         out = far_.top();
         far_.pop();
+        no_entry_before_ = out.cycle;  // entries leave in order
         return true;
       }
+      no_entry_before_ = far_.top().cycle;
     } else if (near && near->cycle <= cycle) {
       out = *near;
+      no_entry_before_ = out.cycle;
       Bucket& b = buckets_[cursor_ % kBuckets];
       if (++b.head == b.entries.size()) {
         b.entries.clear();
@@ -64,6 +75,8 @@ class CalendarQueue {
       }
       --near_count_;
       return true;
+    } else {
+      no_entry_before_ = near ? near->cycle : kNone;
     }
     if (cycle + 1 > base_) base_ = cycle + 1;  // the ring's entries are all later
     if (!near) cursor_ = base_;
@@ -88,11 +101,16 @@ class CalendarQueue {
     return &b.entries[b.head];
   }
 
+  static constexpr uint64_t kNone = ~uint64_t{0};
   std::array<Bucket, kBuckets> buckets_;
   uint64_t occupied_ = 0;  // bit b: bucket b holds an entry
   size_t near_count_ = 0;
   uint64_t base_ = 0;    // first cycle of the ring's window
   uint64_t cursor_ = 0;  // no ring entry is earlier (cursor_ >= base_)
+  // No entry is earlier than this (a lower bound, exact after a search that
+  // found nothing due; kNone: the queue is empty), so that pop_due() in a
+  // cycle with nothing due costs a comparison.
+  uint64_t no_entry_before_ = kNone;
   std::priority_queue<T, std::vector<T>, std::greater<T>> far_;
 };
 
