@@ -1190,9 +1190,14 @@ void SmCore::fetch() {
       }
     }
     fetch_rr_ = (slot + 1) % n;
-    if (icache_.present() && w.ib_count != 0) read_icache(slot);
-    refresh(slot);
-    maybe_retire(slot);
+    if (icache_.present() && w.ib_count != 0) {
+      // The group becomes visible in a later tick's decode(), which refreshes
+      // the warp; until then it waits as before (for Fetch, or at its barrier).
+      read_icache(slot);
+    } else {
+      refresh(slot);
+      maybe_retire(slot);
+    }
   }
 }
 
