@@ -23,6 +23,10 @@ class CalendarQueue {
 
  public:
   bool empty() const { return near_count_ == 0 && far_.empty(); }
+  // False when no entry is due by `cycle`: pop_due() would return false
+  // (its caller may skip the call, and the ring's window then moves on at
+  // the next one).
+  bool may_be_due(uint64_t cycle) const { return no_entry_before_ <= cycle; }
   size_t size() const { return near_count_ + far_.size(); }
 
   void push(const T& e) {

@@ -337,7 +337,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
     hook_wake_ = mechanism_.hooks->next_wake();
   }
   open_barriers();
-  writeback();
+  if (completions_.may_be_due(cycle)) writeback();
   ldst_step();
   if (pipelined_) {
     execute();
