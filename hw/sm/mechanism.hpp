@@ -94,6 +94,9 @@ class RegisterRoute {
   OperandRoute route_of(const WarpContext& w, uint16_t reg, bool is_write, uint64_t cycle) {
     return interleaved_banks_ ? interleaved(w, reg, interleaved_banks_) : route(w, reg, is_write, cycle);
   }
+  // The banks of a route that is interleaved() for every access; 0 for a
+  // route that must be asked (route()).
+  uint32_t interleaved_banks() const { return interleaved_banks_; }
   // The register indexing policy: the home (WarpContext::home) of a warp
   // launched with `w` (its home field holds its CTA's CtaAllocation::home).
   // Its operands are routed to that SM's banks and its instructions take

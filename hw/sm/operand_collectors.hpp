@@ -122,7 +122,11 @@ class OperandCollectors {
   const Probes& probes() const { return probes_; }
 
  private:
+  template <class RouteOf>
+  ReadResult read_units(uint64_t cycle, uint32_t step, BankArbitrator& arbitrator, RouteOf&& route_of);
+
   std::vector<CollectorUnit> units_;
+  uint32_t num_units_ = 0;  // units_.size(), kept: a unit's size is no power of two, so size() divides
   std::array<uint32_t, kNumExecUnits + 1> pool_begin_{};  // units of type u: [pool_begin_[u], pool_begin_[u + 1])
   std::array<uint32_t, kNumExecUnits> home_split_{};  // per pool: first unit of home 1 (0: no split)
   uint64_t time(uint64_t cycle, uint32_t step) const { return cycle * steps_per_cycle_ + step; }
@@ -149,7 +153,7 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, uint32_t ste
   uint64_t next_ready = kNever;
   if (probes_.busy_units == reading_units_) return next_ready;  // none collected
   const uint64_t now = time(cycle, step);
-  visit_set_bits_from(collected_, static_cast<uint32_t>(units_.size()), 0, [&](uint32_t u) {
+  visit_set_bits_from(collected_, num_units_, 0, [&](uint32_t u) {
     CollectorUnit& c = units_[u];
     if (c.ready_cycle > now) {
       if (c.ready_cycle < next_ready) next_ready = c.ready_cycle;
