@@ -75,8 +75,8 @@ namespace {
 
 // Fast path for the common case: one word per lane, a power-of-two number
 // of banks, and no two lanes on distinct words of one bank. Returns true,
-// with words[b] = 1 for every bank used, when that holds; false (words
-// partly written) when the general count below is needed.
+// with words[b] = 1 for every bank used and 0 for the others, when that
+// holds; false (words partly written) when the general count below is needed.
 bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& words) {
   // Read once: the stores into `words` could otherwise alias inst's fields.
   const uint64_t bytes = lane_bytes(inst);
@@ -87,14 +87,27 @@ bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, Sme
   // consecutive banks, all distinct when there are at least that many.
   if (active == 0xFFFFFFFFu && bytes == kWordBytes && banks >= kWarpLanes && inst.addr[0] % kWordBytes == 0) {
     if (unit_stride(inst, kWordBytes)) {
+      if (banks == kWarpLanes) {
+        // Every bank, whatever w0: one copy of fixed size (filling the two
+        // runs below element by element was a third of this function).
+        static constexpr SmemBankWords kEveryLaneBank = [] {
+          SmemBankWords w{};
+          for (uint32_t b = 0; b < kWarpLanes; ++b) w[b] = 1;
+          return w;
+        }();
+        words = kEveryLaneBank;
+        return true;
+      }
       // Banks w0, w0 + 1, ... mod banks: one run, or two when it wraps.
       const uint32_t b0 = static_cast<uint32_t>(inst.addr[0] / kWordBytes) & (banks - 1);
       const uint32_t to_end = std::min(kWarpLanes, banks - b0);
+      words.fill(0);
       std::fill_n(words.begin() + b0, to_end, uint16_t{1});
       std::fill_n(words.begin(), kWarpLanes - to_end, uint16_t{1});
       return true;
     }
   }
+  words.fill(0);
   uint64_t used = 0;
   std::array<uint64_t, 64> word_of_bank;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
@@ -113,21 +126,14 @@ bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, Sme
   return true;
 }
 
-}  // namespace
-
-uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks) {
-  SmemBankWords words;
-  return smem_bank_words(inst, banks, words);
-}
-
-uint32_t smem_bank_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& distinct) {
-  distinct.fill(0);
-  if (inst.active_mask == 0 || banks == 0) return 0;
-  if (conflict_free_single_words(inst, banks, distinct)) return 1;
+// The general count of smem_bank_words. Out of line: its arrays on the
+// stack would otherwise make every call, fast path included, set up a
+// frame of several kilobytes.
+[[gnu::noinline]] uint32_t count_bank_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& distinct) {
   distinct.fill(0);
   // Each word is compared only with the distinct words already seen in its
   // own bank (a chain per bank), so a conflict-free access is one pass over
-  // the lanes; this runs for every scratchpad instruction.
+  // the lanes.
   const uint32_t nbanks = std::min(banks, kMaxScratchpadBanks);
   std::array<int32_t, kMaxScratchpadBanks> head;
   head.fill(-1);
@@ -166,6 +172,22 @@ uint32_t smem_bank_words(const WarpInstruction& inst, uint32_t banks, SmemBankWo
     }
   }
   return degree;
+}
+
+}  // namespace
+
+uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks) {
+  SmemBankWords words;
+  return smem_bank_words(inst, banks, words);
+}
+
+uint32_t smem_bank_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& distinct) {
+  if (inst.active_mask == 0 || banks == 0) {
+    distinct.fill(0);
+    return 0;
+  }
+  if (conflict_free_single_words(inst, banks, distinct)) return 1;
+  return count_bank_words(inst, banks, distinct);
 }
 
 }  // namespace smshare
