@@ -42,13 +42,17 @@ bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction&
   // the compiler would reload inst.num_src and the count at every step.
   const uint32_t num_src = inst.num_src;
   uint32_t num_operands = 0;
-  for (uint32_t i = 0; i < num_src; ++i) {
-    const uint16_t r = inst.src[i];
-    if (r == kNoReg) continue;
-    bool dup = false;
-    if (!stepped_)
+  if (stepped_) {
+    for (uint32_t i = 0; i < num_src; ++i)
+      if (inst.src[i] != kNoReg) c.operands[num_operands++] = inst.src[i];
+  } else {
+    for (uint32_t i = 0; i < num_src; ++i) {
+      const uint16_t r = inst.src[i];
+      if (r == kNoReg) continue;
+      bool dup = false;
       for (uint32_t j = 0; j < num_operands; ++j) dup |= c.operands[j] == r;
-    if (!dup) c.operands[num_operands++] = r;
+      if (!dup) c.operands[num_operands++] = r;
+    }
   }
   c.num_operands = static_cast<uint8_t>(num_operands);
   c.pending = static_cast<uint8_t>((1u << num_operands) - 1);
@@ -122,7 +126,7 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
     }
     return false;
   });
-  if (granted) rotation_ = (rotation_ + 1) % num_units_;
+  if (granted && ++rotation_ == num_units_) rotation_ = 0;
   return {granted, route_retries};
 }
 

@@ -3,6 +3,8 @@
 // (rules in hw/sm/operand_collectors.hpp).
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <random>
 #include <vector>
 
 #include "hw/sm/operand_collectors.hpp"
@@ -160,6 +162,86 @@ TEST_F(CollectorsTest, DispatchOffersReadyUnitsInUnitOrderAndFreesThoseThatLeave
   EXPECT_EQ(next, OperandCollectors::kNever);
   EXPECT_EQ(oc.busy_units(), 0u);
   EXPECT_EQ(oc.probes().busy_units, 0u);
+}
+
+TEST(ExecUnitOf, SfuToTheSfusMemoryToTheLdstUnitTheRestToTheSps) {
+  for (unsigned k = 0; k < kNumOpClasses; ++k) {
+    const auto op = static_cast<OpClass>(k);
+    const ExecUnit expected = op == OpClass::Sfu ? ExecUnit::Sfu : is_memory(op) ? ExecUnit::Mem : ExecUnit::Sp;
+    EXPECT_EQ(exec_unit_of(op), expected) << to_string(op);
+  }
+}
+
+// The baseline's route as a route that must be asked (route() each time):
+// what read() did for every route before it compiled the interleaved one
+// into its loop.
+struct AskedInterleavedRoute : RegisterRoute {
+  uint32_t banks;
+  explicit AskedInterleavedRoute(uint32_t b) : banks(b) {}
+  OperandRoute route(const WarpContext& w, uint16_t reg, bool, uint64_t) override {
+    return interleaved(w, reg, banks);
+  }
+};
+
+// Two collectors and arbitrators, one read through the default route (its
+// loop in read() knows the route), the other through the same mapping asked
+// per operand; random instructions of random warps, with writes taking banks
+// first in some cycles, 2 ports a bank: every unit's pending set and ready
+// cycle agree after every step, and every bank's counts at the end.
+void expect_interleaved_reads_as_asked(bool pipeline_registers) {
+  SmSpec spec;
+  spec.pipeline_registers = pipeline_registers;
+  spec.register_bank_ports = 2;
+  OperandCollectors fast(spec), asked(spec);
+  BankArbitrator fast_arb(spec.register_banks, spec.scratchpad_banks, 2),
+      asked_arb(spec.register_banks, spec.scratchpad_banks, 2);
+  const std::unique_ptr<RegisterRoute> fast_route = make_default_route(spec.register_banks);
+  AskedInterleavedRoute asked_route(spec.register_banks);
+  std::mt19937 rng(5);
+  for (uint64_t cycle = 1; cycle < 400; ++cycle) {
+    fast_arb.begin_cycle(cycle);
+    asked_arb.begin_cycle(cycle);
+    for (uint32_t w = rng() % 3; w > 0; --w) {
+      const auto bank = static_cast<uint16_t>(rng() % spec.register_banks);
+      ASSERT_EQ(fast_arb.request(BankGroup::RegisterFile, bank, true, cycle),
+                asked_arb.request(BankGroup::RegisterFile, bank, true, cycle));
+    }
+    for (uint32_t step = 0; step < fast.steps_per_cycle(); ++step) {
+      const auto leave = [](const OperandCollectors::CollectorUnit&) { return true; };
+      fast.dispatch(cycle, leave, step);
+      asked.dispatch(cycle, leave, step);
+      const auto a = fast.read(cycle, *fast_route, fast_arb, step);
+      const auto b = asked.read(cycle, asked_route, asked_arb, step);
+      ASSERT_EQ(a.granted, b.granted) << "cycle " << cycle;
+      ASSERT_EQ(a.route_retries, 0u);
+      ASSERT_EQ(b.route_retries, 0u);
+      for (uint32_t n = rng() % 3; n > 0; --n) {
+        WarpInstruction inst;
+        inst.op = rng() % 4 ? OpClass::IntAlu : OpClass::Sfu;
+        inst.num_src = static_cast<uint8_t>(rng() % (kMaxSrcRegs + 1));
+        for (uint8_t i = 0; i < inst.num_src; ++i) inst.src[i] = rng() % 5 ? static_cast<uint16_t>(rng() % 64) : kNoReg;
+        const WarpContext warp{static_cast<uint32_t>(rng() % 48), 0, 0, 0};
+        ASSERT_EQ(fast.allocate(warp, inst, cycle, step), asked.allocate(warp, inst, cycle, step));
+      }
+      for (size_t u = 0; u < fast.units().size(); ++u) {
+        ASSERT_EQ(fast.units()[u].busy, asked.units()[u].busy) << "cycle " << cycle << " unit " << u;
+        ASSERT_EQ(fast.units()[u].pending, asked.units()[u].pending) << "cycle " << cycle << " unit " << u;
+        ASSERT_EQ(fast.units()[u].ready_cycle, asked.units()[u].ready_cycle) << "cycle " << cycle << " unit " << u;
+      }
+    }
+  }
+  for (uint16_t b = 0; b < spec.register_banks; ++b) {
+    EXPECT_EQ(fast_arb.register_file().reads(b), asked_arb.register_file().reads(b)) << "bank " << b;
+    EXPECT_EQ(fast_arb.register_file().conflicts(b), asked_arb.register_file().conflicts(b)) << "bank " << b;
+  }
+  EXPECT_GT(fast_arb.register_file().total_reads(), 500u);
+  EXPECT_GT(fast_arb.register_file().total_conflicts(), 0u);  // the banks were contended
+}
+
+TEST(CollectorsInterleavedRoute, ReadsAsTheSameRouteAskedPerOperand) { expect_interleaved_reads_as_asked(false); }
+
+TEST(CollectorsInterleavedRoute, ReadsAsTheSameRouteAskedPerOperandInPipelineRegisterSteps) {
+  expect_interleaved_reads_as_asked(true);
 }
 
 }  // namespace
