@@ -556,6 +556,7 @@ class SmCore : private MechanismMemoryPort {
   const uint32_t result_to_writeback_;  // a result ready at c is written at c + this (2 or 0)
   std::array<PipelineRegister<IssuedInstruction>, kNumExecUnits> id_oc_;
   std::array<PipelineRegister<OperandCollectors::CollectorUnit>, kNumExecUnits> oc_ex_;
+  uint32_t oc_ex_filled_ = 0;  // bit u: oc_ex_[u] holds an instruction
   std::array<std::vector<ResultCycles>, kNumExecUnits> result_cycles_;
   template <class Register>
   static uint32_t staged(const std::array<Register, kNumExecUnits>& registers) {  // instructions in them
