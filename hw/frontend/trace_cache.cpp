@@ -392,7 +392,6 @@ const char* DecodedTrace::read(const char* p, WarpInstruction& out) const {
   std::memcpy(&r, p, sizeof r);
   p += sizeof r;
   out.pc = r.pc;
-  out.phase = 0;
   out.active_mask = r.active_mask;
   out.op = static_cast<OpClass>(r.op_and_form & 0x0F);
   out.access_bytes = r.access_bytes;

@@ -84,8 +84,9 @@ class DecodedTrace {
   // The cache file it came from ("" when decoded in memory only).
   const std::string& cache_path() const { return cache_path_; }
 
-  // Decodes the record at `p` (within [p, end)) into `out`; returns the
-  // pointer past it and its addresses. Throws InputError naming the cache
+  // Decodes the record at `p` (within [p, end)) into `out`, all but its
+  // phase (the kernel's phases give it); returns the pointer past the
+  // record and its addresses. Throws InputError naming the cache
   // if the record runs past `end` (a cache damaged beyond its checksum).
   const char* read(const char* p, WarpInstruction& out) const;
 

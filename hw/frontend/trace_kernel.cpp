@@ -228,7 +228,7 @@ class TraceWarpProgram : public WarpProgram {
     // An EXIT before the warp's last line retires only its active threads
     // (a bounds-check return); the warp goes on, so it is control flow here.
     if (out.op == OpClass::Exit && remaining_ > 0) out.op = OpClass::Control;
-    if (phases_) out.phase = phases_->phase_of(out.pc);
+    out.phase = phases_ ? phases_->phase_of(out.pc) : 0;
     return true;
   }
 

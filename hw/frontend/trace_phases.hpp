@@ -48,8 +48,8 @@ class TracePhases {
   // The phase of the instruction at `pc`. Inline: the trace's warp programs
   // ask it for every instruction they stream.
   uint16_t phase_of(uint64_t pc) const {
-    if (!by_slot_.empty()) return pc / 8 < by_slot_.size() ? by_slot_[pc / 8] : by_slot_.back();
-    return lookup(pc);
+    const uint64_t slot = pc / 8;
+    return slot < by_slot_.size() ? by_slot_[slot] : phase_beyond_slots(pc);
   }
   // The phase each instruction of the stream was given (for tests and
   // documentation), in stream order.
@@ -66,6 +66,9 @@ class TracePhases {
   // phase up in one step; empty for code too large to tabulate.
   std::vector<uint16_t> by_slot_;
   uint16_t lookup(uint64_t pc) const;  // phase_of by binary search in by_pc_
+  // phase_of a PC past by_slot_ (out of line: rare): the last slot's phase,
+  // or by lookup() when there is no table.
+  uint16_t phase_beyond_slots(uint64_t pc) const;
   std::vector<uint16_t> stream_phases_;
   std::vector<std::bitset<kMaxArchRegs>> registers_;
 };
