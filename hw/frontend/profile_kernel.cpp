@@ -7,6 +7,7 @@
 
 #include "hw/common/error.hpp"
 #include "hw/frontend/kernel_body.hpp"
+#include "hw/frontend/lane_addresses.hpp"
 #include "hw/frontend/rng.hpp"
 
 namespace smshare {
@@ -134,10 +135,7 @@ class ProfileWarpProgram final : public WarpProgram {
     out.access_bytes = static_cast<uint8_t>(ab);
     switch (k.pattern) {
       case GlobalPattern::Coalesced: {
-        const uint64_t first = c.base + c.pos;
-        // An induction variable, not a multiply per lane: the loop vectorizes.
-        uint64_t a = first;
-        for (unsigned l = 0; l < kWarpLanes; ++l, a += ab) out.addr[l] = a;
+        fill_lane_addresses(out.addr, c.base + c.pos, ab);
         c.pos += uint64_t{kWarpLanes} * ab;
         if (c.pos >= k.chunk) c.pos = 0;
         break;
@@ -170,12 +168,9 @@ class ProfileWarpProgram final : public WarpProgram {
     uint32_t x = smem_pos_;
     if (uint64_t{x} + uint64_t{kWarpLanes - 1} * ph.smem_stride < ph.smem_words) {
       // No lane wraps around the region (most accesses): the same words as
-      // the loop below, in a loop the compiler vectorizes (a 64-bit
-      // induction variable over the byte addresses, no branch; a 32-bit word
-      // index widened per lane does not vectorize).
-      const uint64_t step = uint64_t{ph.smem_stride} * 4;
-      uint64_t a = uint64_t{ph.smem_first + x} * 4;
-      for (unsigned l = 0; l < kWarpLanes; ++l, a += step) out.addr[l] = a;
+      // the loop below, as byte addresses on a 64-bit step (vectorized; a
+      // 32-bit word index widened per lane does not vectorize).
+      fill_lane_addresses(out.addr, uint64_t{ph.smem_first + x} * 4, uint64_t{ph.smem_stride} * 4);
     } else {
       for (unsigned l = 0; l < kWarpLanes; ++l) {
         out.addr[l] = uint64_t{ph.smem_first + x} * 4;

@@ -23,6 +23,7 @@
 #include "hw/common/error.hpp"
 #include "hw/common/file_mapping.hpp"
 #include "hw/common/sha256.hpp"
+#include "hw/frontend/lane_addresses.hpp"
 #include "hw/frontend/trace_opcodes.hpp"
 
 namespace smshare {
@@ -404,8 +405,7 @@ const char* DecodedTrace::read(const char* p, WarpInstruction& out) const {
     std::memcpy(&stride, p + 8, 8);
     p += 16;
     if (r.active_mask == ~uint32_t{0}) {
-      // Every lane (most records): one loop on an induction variable, which vectorizes.
-      for (unsigned lane = 0; lane < kWarpLanes; ++lane, a += stride) out.addr[lane] = a;
+      fill_lane_addresses(out.addr, a, stride);  // every lane (most records)
     } else {
       for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
         if ((r.active_mask >> lane) & 1u) {
