@@ -219,21 +219,34 @@ void ParallelPace::record(uint64_t sm_ticks) {
 }
 
 void ParallelPace::choose() {
-  if (ns_per_tick_[0] == 0 || ns_per_tick_[1] == 0) {
-    parallel_ = ns_per_tick_[1] == 0;  // measure the way not measured yet
+  if (ns_per_tick_[!parallel_] == 0) {  // the other way not measured yet: a first probe
+    parallel_ = !parallel_;
+    probing_ = true;
     return;
   }
-  const bool parallel_is_faster = ns_per_tick_[1] < ns_per_tick_[0];
   if (probing_) {
-    // The slower way was measured again: while it stays slower, measure it
-    // ever more rarely (a probe can cost much on a busy host).
+    // The probe's stretch and the other way's last one were measured one
+    // after the other (with a warm-up between): the same phase of the run
+    // and the same state of the host, so the faster of the two is the way
+    // until the next probe.
     probing_ = false;
+    const bool parallel_is_faster = ns_per_tick_[1] < ns_per_tick_[0];
+    // While probes find the other way slower, probe ever more rarely (a
+    // probe can cost much on a busy host).
     probe_every_ = parallel_ == parallel_is_faster ? kProbeEvery : std::min(2 * probe_every_, kProbeEveryMax);
+    parallel_ = parallel_is_faster;
+    stretches_since_probe_ = 0;
+    return;
   }
-  // Now and then the slower way again: the host's load may have changed.
-  probing_ = ++stretches_since_probe_ >= probe_every_;
-  if (probing_) stretches_since_probe_ = 0;
-  parallel_ = probing_ ? !parallel_is_faster : parallel_is_faster;
+  // Between probes the way stays. Its own stretches are not compared with
+  // the other way's last one, measured in another phase of the run or state
+  // of the host: one slow stretch of the way taken (a stall of the host)
+  // then looked slower than the other way, and the way switched until the
+  // next probe.
+  if (++stretches_since_probe_ >= probe_every_) {
+    probing_ = true;  // now and then the other way again: the host's load may have changed
+    parallel_ = !parallel_;
+  }
 }
 
 std::vector<TickUnit> tick_units(const std::vector<int32_t>& neighbours) {

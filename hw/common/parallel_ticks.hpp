@@ -30,10 +30,12 @@ namespace smshare {
 
 // Whether to tick a cycle's SMs on the threads or on this one: whichever is
 // faster on this host now, measured as host time per SM tick over stretches
-// of cycles, each way in turn (a busy machine, where a thread waits for a
-// core at every cycle, or cycles with little work per SM can make the
-// threads slower). The report is the same either way, so the choice is free
-// to follow the host.
+// of cycles (a busy machine, where a thread waits for a core at every cycle,
+// or cycles with little work per SM can make the threads slower). The way is
+// decided only by a probe: a stretch of the other way compared with the
+// stretch just before it, so that both are of the same phase of the run and
+// state of the host. The report is the same either way, so the choice is
+// free to follow the host.
 class ParallelPace {
  public:
   using Clock = std::chrono::steady_clock::time_point (*)();
