@@ -881,11 +881,16 @@ inline StallReason SmCore::blocking_reason(const Warp& w) const {
   if (w.at_barrier) return StallReason::Barrier;
   if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
   if (w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
+  // A pending write belongs to an issued instruction not yet written back:
+  // with none in flight the scoreboard is empty.
+  if (w.in_flight == 0) return StallReason::None;
+  // Operands are below kMaxArchRegs (or kNoReg, tested first): the bitset's
+  // operator[], without test()'s range check.
   const WarpInstruction& inst = w.head();
   for (uint8_t i = 0; i < inst.num_src; ++i)
-    if (inst.src[i] != kNoReg && w.pending_writes.test(inst.src[i])) return StallReason::Scoreboard;
+    if (inst.src[i] != kNoReg && w.pending_writes[inst.src[i]]) return StallReason::Scoreboard;
   for (uint8_t i = 0; i < inst.num_dst; ++i)
-    if (inst.dst[i] != kNoReg && w.pending_writes.test(inst.dst[i])) return StallReason::Scoreboard;
+    if (inst.dst[i] != kNoReg && w.pending_writes[inst.dst[i]]) return StallReason::Scoreboard;
   return StallReason::None;
 }
 
