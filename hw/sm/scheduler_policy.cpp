@@ -48,10 +48,7 @@ class LrrPolicy final : public SchedulerPolicy {
 
   void issued(uint32_t slot) override { last_ = slot; }
   bool stateless_order() const override { return true; }  // position_ and buffer_ only save work
-  bool round_robin(uint32_t& last_issued) const override {
-    last_issued = last_;
-    return true;
-  }
+  bool round_robin() const override { return true; }
 
  private:
   // Position of `slot` in `warps`, or warps.size(). A scheduler's warp list

@@ -45,12 +45,11 @@ class SchedulerPolicy {
   // issue. (Two-level's order() moves warps between its sets.)
   virtual bool stateless_order() const { return false; }
   // True for a round-robin policy (LRR), whose order() is the valid warps in
-  // list order from the one after the warp that issued last (from the front
-  // when that warp is not in the list); `last_issued` is then that warp's
-  // slot (any slot not in the list: none). The SM then walks its ready warps
-  // in that order itself instead of calling order(), which would list every
-  // valid warp every cycle.
-  virtual bool round_robin(uint32_t& /*last_issued*/) const { return false; }
+  // list order from the one after the warp last passed to issued() (from the
+  // front when none was, or that warp is not in the list). The SM then walks
+  // its ready warps in that order itself, keeping the last issued slot,
+  // instead of calling order(), which would list every valid warp every cycle.
+  virtual bool round_robin() const { return false; }
   // The most warps its order() may hold (two-level's active set; LTLWS's
   // W_opt once the first warp has finished); 0: no limit.
   virtual uint32_t active_limit() const { return 0; }

@@ -177,13 +177,13 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       list.views.push_back(v);
     }
     list.ready_bits = bit_words(static_cast<uint32_t>(list.views.size()));
+    list.round_robin = schedulers_.back()->round_robin();
   }
   scheduler_probes_.resize(spec_.num_schedulers);
   stateless_orders_ = std::all_of(schedulers_.begin(), schedulers_.end(),
                                   [](const auto& policy) { return policy->stateless_order(); });
-  uint32_t unused_last_issued;
-  views_read_ = !std::all_of(schedulers_.begin(), schedulers_.end(),
-                             [&](const auto& policy) { return policy->round_robin(unused_last_issued); });
+  views_read_ = !std::all_of(sched_warps_.begin(), sched_warps_.end(),
+                             [](const SchedulerWarps& list) { return list.round_robin; });
 }
 
 SmCore::~SmCore() = default;
@@ -986,24 +986,25 @@ void SmCore::issue() {
     }
 
     // A round-robin policy's order is walked on the ready bits below.
-    uint32_t last_issued = 0;
-    const bool round_robin = schedulers_[s]->round_robin(last_issued);
+    const bool round_robin = list.round_robin;
     if (!round_robin) {
       if (ready == 1 && stateless_orders_) sched_order_.assign(1, list.ready_slot_sum);
       else schedulers_[s]->order(list.views, sched_order_);
     }
     // A refusal is shown to the policy in one ordering only: the gate may
     // say yes next time without any event on the warp.
-    refusal_shown_ = refusal_shown_ || list.gate_refused > 0;
-    for (uint32_t slot = static_cast<uint32_t>(s); list.gate_refused && slot < warps_.size();
-         slot += spec_.num_schedulers)
-      if (warps_[slot].gate_refused) {
-        warps_[slot].gate_refused = false;
-        --list.gate_refused;
-        update_view(slot);
-      }
+    if (list.gate_refused) {
+      refusal_shown_ = true;
+      for (uint32_t slot = static_cast<uint32_t>(s); list.gate_refused && slot < warps_.size();
+           slot += spec_.num_schedulers)
+        if (warps_[slot].gate_refused) {
+          warps_[slot].gate_refused = false;
+          --list.gate_refused;
+          update_view(slot);
+        }
+    }
     auto issue_one = [&](uint32_t slot) { return issue_from(s, slot, best); };
-    const bool issued = round_robin ? visit_ready_in_rotation(s, last_issued, issue_one)
+    const bool issued = round_robin ? visit_ready_in_rotation(s, list.last_issued, issue_one)
                                     : std::any_of(sched_order_.begin(), sched_order_.end(), issue_one);
     issued_any = issued_any || issued;
   }
@@ -1138,6 +1139,7 @@ SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
   w.pop();
   if (w.ib_count == 0 && !w.stream_done) set_fetch_wanted(slot, true);
   schedulers_[scheduler]->issued(slot);
+  sched_warps_[scheduler].last_issued = slot;
   SchedulerProbes& probes = scheduler_probes_[scheduler];
   probes.issued_warp = static_cast<int32_t>(slot);
   ++probes.issued_this_cycle;

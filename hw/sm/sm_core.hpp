@@ -381,6 +381,12 @@ class SmCore : private MechanismMemoryPort {
     // a round-robin policy's order of the ready warps is a bit scan
     // (visit_ready_in_rotation) instead of a pass over every warp.
     std::vector<uint64_t> ready_bits;  // bit_words.hpp
+    // Its policy is round-robin (SchedulerPolicy::round_robin()): its order
+    // is walked on ready_bits from the position after last_issued's, the
+    // slot it last issued from (none yet: ~0u, in no list), kept here as the
+    // policy keeps it, without a virtual call per turn.
+    bool round_robin = false;
+    uint32_t last_issued = ~0u;
   };
   std::vector<SchedulerWarps> sched_warps_;
   static constexpr unsigned kNoPipeline = kNumExecUnits;
