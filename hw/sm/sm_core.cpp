@@ -912,7 +912,10 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
   wanted ? ++fetch_wanted_ : --fetch_wanted_;
 }
 
-void SmCore::refresh(uint32_t slot) {
+// Compiled into its callers: after every issue, visible fetch group and
+// scoreboard write (about 3.4 M calls on the bench trace), the call's saved
+// registers were a tenth of its cost.
+[[gnu::always_inline]] inline void SmCore::refresh(uint32_t slot) {
   update_view(slot);
   Warp& w = warps_[slot];
   const StallReason wait = w.valid ? blocking_reason(w) : StallReason::NoWarp;
