@@ -1025,7 +1025,7 @@ void SmCore::issue() {
   last_reason_ = issued_any ? StallReason::None : best;
   probes_.stall_reason = static_cast<uint32_t>(last_reason_);
   last_waited_on_memory_ =
-      counts_as_active_ && ((probes_.pending_loads > 0 && (last_reason_ == StallReason::Scoreboard ||
+      counts_as_active_ && !issued_any && ((probes_.pending_loads > 0 && (last_reason_ == StallReason::Scoreboard ||
                                                            last_reason_ == StallReason::Pipeline)) ||
                             (last_reason_ == StallReason::Gate && mechanism_.hooks->waits_on_memory(now_)));
   if (!counts_as_active_) return;
