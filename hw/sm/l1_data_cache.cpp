@@ -32,24 +32,23 @@ L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t 
   // is still on its way.
   uint64_t ready = present.any() ? cycle + spec_.hit_latency : 0;
   bool waited = false;
-  for (uint32_t starts = (present & sector_starts_).bits(); starts; starts &= starts - 1) {
-    const uint32_t c = static_cast<uint32_t>(__builtin_ctz(starts));
+  for_each_sector(line, present, [&](uint64_t sector) {
     if (!undecided_.empty()) {
-      if (const uint32_t* u = undecided_.find(line + uint64_t(c) * ChunkMask::kChunkBytes)) {
+      if (const uint32_t* u = undecided_.find(sector)) {
         if (undecided) undecided->push_back(*u);
         waited = true;
-        continue;
+        return;
       }
     }
-    uint64_t* pending = fill_ready_.find(line + uint64_t(c) * ChunkMask::kChunkBytes);
-    if (!pending) continue;
+    uint64_t* pending = fill_ready_.find(sector);
+    if (!pending) return;
     if (*pending > cycle + spec_.hit_latency) {
       ready = std::max(ready, *pending);
       waited = true;
     } else {
       fill_ready_.erase_found(pending);  // the fill has long arrived
     }
-  }
+  });
   if (r.hit) {
     ++hits_;
     ++probes_.hits_this_cycle;
@@ -68,31 +67,28 @@ void L1DataCache::fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t read
   // Entries whose data has arrived are dropped now and then: the table only
   // needs the fills in flight (at most a few hundred).
   if (fill_ready_.size() >= 4096) fill_ready_.erase_if([cycle](uint64_t ready) { return ready <= cycle; });
-  for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1)
-    fill_ready_.set(line + uint64_t(__builtin_ctz(starts)) * ChunkMask::kChunkBytes, ready);
+  for_each_sector(line, sectors, [&](uint64_t sector) { fill_ready_.set(sector, ready); });
   mshrs_.hold(cycle, ready);
 }
 
 void L1DataCache::fill_requested(uint64_t line, ChunkMask sectors, uint32_t fill) {
   if (!tags_) return;
-  for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1) {
-    const uint64_t sector = line + uint64_t(__builtin_ctz(starts)) * ChunkMask::kChunkBytes;
+  for_each_sector(line, sectors, [&](uint64_t sector) {
     fill_ready_.erase(sector);
     undecided_.set(sector, fill);
-  }
+  });
   mshrs_.hold_undecided();
 }
 
 void L1DataCache::fill_decided(uint64_t line, ChunkMask sectors, uint32_t fill, uint64_t ready) {
   if (!tags_) return;
-  for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1) {
-    const uint64_t sector = line + uint64_t(__builtin_ctz(starts)) * ChunkMask::kChunkBytes;
+  for_each_sector(line, sectors, [&](uint64_t sector) {
     // A store since evicted the line, or a later miss refetches it: the entry is no longer this read's.
     uint32_t* u = undecided_.find(sector);
-    if (!u || *u != fill) continue;
+    if (!u || *u != fill) return;
     undecided_.erase_found(u);
     fill_ready_.set(sector, ready);
-  }
+  });
   mshrs_.decide(ready);
 }
 

@@ -104,9 +104,15 @@ class L1DataCache {
   uint64_t sector_bytes() const { return spec_.sector_bytes ? spec_.sector_bytes : spec_.line_bytes; }
 
   const CacheSpec spec_;
-  // The first chunk of every sector: the loops over a line's sectors visit
-  // the set bits of a mask and'ed with it.
+  // The first chunk of every sector: for_each_sector visits the set bits of
+  // a mask and'ed with it.
   const ChunkMask sector_starts_;
+  // visit(sector address) for each sector of `line` that `sectors` starts.
+  template <class Visit>
+  void for_each_sector(uint64_t line, ChunkMask sectors, Visit&& visit) const {
+    for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1)
+      visit(line + uint64_t(__builtin_ctz(starts)) * ChunkMask::kChunkBytes);
+  }
   std::unique_ptr<CacheTags> tags_;
   SlotPool mshrs_;
   SectorMap<uint64_t> fill_ready_;  // sector address -> cycle its in-flight fill returns
