@@ -103,11 +103,11 @@ json simulation_report(const GpuModule& gpu, const RunIdentity& id, const AddedH
     sm.collect(activity);
     std::vector<std::pair<std::string, uint64_t>> c;
     if (sm.mechanism().hooks) sm.mechanism().hooks->counters(c);
-    for (const auto& [name, v] : c) {
+    for (const auto& counter : c) {
       auto it = std::find_if(mechanism_counters.begin(), mechanism_counters.end(),
-                             [&](const auto& e) { return e.first == name; });
-      if (it == mechanism_counters.end()) mechanism_counters.push_back({name, v});
-      else it->second += v;
+                             [&](const auto& e) { return e.first == counter.first; });
+      if (it == mechanism_counters.end()) mechanism_counters.push_back(counter);
+      else it->second += counter.second;
     }
     per_sm.push_back({{"warp_instructions", s.warp_instructions},
                       {"active_cycles", s.active_cycles},

@@ -163,8 +163,8 @@ int run_sweep(const SweepOptions& options, const RunArgsParser& parse) {
     for (const auto& [job, dirs] : runs_in_active_slurm_jobs(store.out_dir())) {
       const size_t before = to_run.size();
       to_run.erase(std::remove_if(to_run.begin(), to_run.end(),
-                                  [&](const PendingRun& r) {
-                                    return std::find(dirs.begin(), dirs.end(), r.dir) != dirs.end();
+                                  [&queued = dirs](const PendingRun& r) {
+                                    return std::find(queued.begin(), queued.end(), r.dir) != queued.end();
                                   }),
                    to_run.end());
       if (to_run.size() != before)
