@@ -38,13 +38,15 @@ void add_touch(std::vector<LineAccess>& lines, uint64_t line, ChunkMask chunks) 
 // Lines are written as aligned byte addresses (line index x line_bytes).
 namespace {
 
-// The bytes [begin, end) touched: each line they overlap, with its chunks.
-void touch_bytes(std::vector<LineAccess>& lines, uint64_t begin, uint64_t end, uint32_t line_bytes) {
+// The bytes [begin, end): add(line, chunks) for each line they overlap, in
+// address order, with the chunks of it they touch.
+template <class Add>
+void for_each_line(uint64_t begin, uint64_t end, uint32_t line_bytes, Add&& add) {
   for (uint64_t line = begin / line_bytes * line_bytes; line < end; line += line_bytes) {
     // The bytes inside this line.
     const uint64_t from = std::max(begin, line);
     const uint64_t to = std::min(end, line + line_bytes);
-    add_touch(lines, line, ChunkMask::range(static_cast<uint32_t>(from - line), static_cast<uint32_t>(to - from)));
+    add(line, ChunkMask::range(static_cast<uint32_t>(from - line), static_cast<uint32_t>(to - from)));
   }
 }
 
@@ -60,13 +62,17 @@ void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<Line
     // and chunks, in the same order, as lane by lane.
     const uint64_t begin = inst.addr[0];
     const uint64_t end = begin + uint64_t{kWarpLanes} * bytes;
+    // Its lines are distinct and `lines` is empty: each is appended without
+    // looking for it among the others.
     if (end > begin && unit_stride(inst, bytes)) {
-      touch_bytes(lines, begin, end, line_bytes);
+      for_each_line(begin, end, line_bytes,
+                    [&lines](uint64_t line, ChunkMask chunks) { lines.push_back({line, chunks}); });
       return;
     }
   }
+  const auto touch = [&lines](uint64_t line, ChunkMask chunks) { add_touch(lines, line, chunks); };
   for (unsigned lane = 0; lane < kWarpLanes; ++lane)
-    if (inst.active_mask >> lane & 1u) touch_bytes(lines, inst.addr[lane], inst.addr[lane] + bytes, line_bytes);
+    if (inst.active_mask >> lane & 1u) for_each_line(inst.addr[lane], inst.addr[lane] + bytes, line_bytes, touch);
 }
 
 // A lane touches every 4-byte word its access overlaps (an 8- or 16-byte
