@@ -498,10 +498,11 @@ void SmCore::ldst_step() {
     const uint64_t line = access.line;
     // Whole sectors of what the lanes touch (the whole line when not sectored).
     const ChunkMask sectors = access.chunks.widen(sector_chunks_) & ChunkMask::line(line_bytes_);
+    L1DataCache::Lookup l1{};
     if (load) {
       // A miss finding every L1 MSHR held waits, with the rest of the
       // instruction, until one is released (the LDST unit stalls).
-      const uint64_t accept = l1d_.accept_cycle(line, sectors, now_);
+      const uint64_t accept = l1d_.load_if_accepted(line, sectors, now_, l1, &ldst_.undecided);
       if (accept > now_) {
         // The stall is counted when it ends (a deferred fill's decision can end it sooner than known now).
         if (ldst_.mshr_stall_from == kNever) ldst_.mshr_stall_from = now_;
@@ -518,7 +519,6 @@ void SmCore::ldst_step() {
     stats_.global_transactions++;
     if (load) {
       stats_.global_load_lines++;
-      const L1DataCache::Lookup l1 = l1d_.load(line, sectors, now_, &ldst_.undecided);
       ldst_.data_ready = std::max(ldst_.data_ready, l1.ready);
       if (l1.hit) continue;
       // One request for the line's missing sectors.
