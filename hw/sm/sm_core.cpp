@@ -471,7 +471,10 @@ void SmCore::start_ldst(const OperandCollectors::CollectorUnit& c) {
   }
   ldst_.busy = true;
   ldst_.warp = c.warp.slot;
-  ldst_.inst = inst;
+  // The lane addresses are coalesced here, from the collector's copy, and
+  // never read again: the 256 bytes of them stay behind (copying them was
+  // 40 host instructions a global access).
+  copy_without_addresses(ldst_.inst, inst);
   ldst_.next_line = 0;
   ldst_.data_ready = now_;
   ldst_.undecided.clear();
@@ -553,7 +556,7 @@ void SmCore::finish_load() {
     // place among completions it would take now.
     later_load_.pending = true;
     later_load_.warp = ldst_.warp;
-    later_load_.inst = ldst_.inst;
+    copy_without_addresses(later_load_.inst, ldst_.inst);
     later_load_.data_ready = ldst_.data_ready;
     later_load_.undecided.swap(ldst_.undecided);
     ldst_.undecided.clear();
