@@ -35,11 +35,13 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
 bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
                                  uint32_t step) {
   const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
-  const uint64_t candidates = free_[u] & home_units_[u][warp.home ? 1 : 0];
+  const uint64_t free = free_[u];
+  const uint64_t candidates = free & home_units_[u][warp.home ? 1 : 0];
   if (candidates == 0) return false;
   // The lowest-numbered candidate.
-  const uint32_t free_unit = pool_begin_[u] + static_cast<uint32_t>(__builtin_ctzll(candidates));
-  free_[u] &= ~(candidates & (~candidates + 1));
+  const uint32_t bit = static_cast<uint32_t>(__builtin_ctzll(candidates));
+  free_[u] = free & ~(uint64_t{1} << bit);
+  const uint32_t free_unit = pool_begin_[u] + bit;
   CollectorUnit& c = units_[free_unit];
   c.busy = true;
   ++probes_.busy_units;
