@@ -397,6 +397,19 @@ uint64_t SmCore::tick(uint64_t cycle) {
 
 // --- writeback: results due this cycle write their registers and clear the scoreboard.
 void SmCore::writeback() {
+  // As for operand reads (OperandCollectors::read): the baseline's route,
+  // interleaved over banks that all exist in the register file, is compiled
+  // into the loop with its answers known (never a retry, always the register
+  // file); any other route is asked per destination.
+  const uint32_t banks = mechanism_.route->interleaved_banks();
+  if (banks != 0 && banks <= arbitrator_.register_file().banks())
+    write_results([banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); });
+  else
+    write_results([this](const WarpContext& w, uint16_t reg) { return mechanism_.route->route_of(w, reg, true, now_); });
+}
+
+template <class RouteOf>
+void SmCore::write_results(RouteOf&& route_of) {
   Completion c;
   while (completions_.pop_due(now_, c)) {
     Warp& warp = warps_[c.warp];
@@ -405,7 +418,7 @@ void SmCore::writeback() {
     // wait) try again next cycle.
     uint8_t written = 0;
     for (; written < c.num_dst; ++written) {
-      const OperandRoute r = mechanism_.route->route_of(warp.ctx, c.dst[written], true, now_);
+      const OperandRoute r = route_of(warp.ctx, c.dst[written]);
       if (r.retry) {
         stats_.route_retries++;
         break;

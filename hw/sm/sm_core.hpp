@@ -249,6 +249,9 @@ class SmCore : private MechanismMemoryPort {
   // current residency (one ticked cycle, or a run of skipped ones).
   void accumulate_residency(uint64_t cycles);
   void writeback();
+  // writeback() with `route_of(warp, reg)` as the route of a destination.
+  template <class RouteOf>
+  void write_results(RouteOf&& route_of);
   void ldst_step();
   void dispatch();
   void read_operands(uint32_t step = 0);
