@@ -1214,7 +1214,10 @@ void SmCore::fetch() {
     progress_ = true;
     set_fetch_wanted(slot, false);  // filled now, or its program has ended
     w.ib_head = 0;  // the buffer is empty (it wants a fetch): fill it from the start
-    while (w.ib_count < w.ibuffer.size()) {
+    // Read once: the compiler must otherwise recompute it (a division by the
+    // entry's size) after every virtual next().
+    const size_t entries = w.ibuffer.size();
+    while (w.ib_count < entries) {
       WarpInstruction& dst = w.ibuffer[w.ib_count];
       if (!w.program->next(dst)) {
         w.stream_done = true;
