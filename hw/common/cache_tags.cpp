@@ -1,4 +1,4 @@
-// Set-associative tag store with true LRU (a per-way last-use stamp).
+// Set-associative tag store with true LRU (a recency list per set).
 // Set index = low bits of the line number; the tag kept is the whole line
 // number, so a victim's address is recovered without storing the set.
 #include "hw/common/cache_tags.hpp"
@@ -34,16 +34,44 @@ CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways, ui
   sector_chunks_ = (sector + ChunkMask::kChunkBytes - 1) / ChunkMask::kChunkBytes;
   line_mask_ = ChunkMask::line(line_bytes);
   ways_store_.assign(size_t(sets_) * ways_, Way{});
+  // Every way free: the list runs from the last way (newest) to way 0 (the
+  // victim), the free ways' increasing order from its end.
+  order_.resize(sets_);
+  for (uint32_t s = 0; s < sets_; ++s) {
+    const uint32_t first = s * ways_;
+    for (uint32_t w = 0; w < ways_; ++w) {
+      Way& way = ways_store_[first + w];
+      way.older = w == 0 ? kNil : first + w - 1;
+      way.newer = w + 1 == ways_ ? kNil : first + w + 1;
+    }
+    order_[s] = {first + ways_ - 1, first};
+  }
+}
+
+void CacheTags::unlink(uint32_t entry, SetOrder& order) {
+  Way& way = ways_store_[entry];
+  if (way.newer == kNil) order.newest = way.older; else ways_store_[way.newer].older = way.older;
+  if (way.older == kNil) order.oldest = way.newer; else ways_store_[way.older].newer = way.newer;
+}
+
+void CacheTags::move_to_front(uint32_t entry, SetOrder& order) {
+  unlink(entry, order);
+  Way& way = ways_store_[entry];
+  way.newer = kNil;
+  way.older = order.newest;
+  ways_store_[order.newest].newer = entry;  // the list is not empty: `entry` was in it
+  order.newest = entry;
 }
 
 CacheTags::Result CacheTags::access_found(uint32_t found, uint64_t addr, ChunkMask chunks, bool allocate,
                                           bool dirty) {
   Result r;
   const ChunkMask needed = sectors_of(chunks);
-  ++clock_;
+  const uint64_t line = addr >> line_shift_;
+  SetOrder& order = order_[line & (sets_ - 1)];
   if (found != kAbsent) {
     Way& way = ways_store_[found];
-    way.last_use = clock_;
+    make_newest(found, order);
     r.entry = found;
     r.missing = needed.minus(way.valid);
     r.hit = !r.missing.any();
@@ -54,34 +82,33 @@ CacheTags::Result CacheTags::access_found(uint32_t found, uint64_t addr, ChunkMa
   }
   r.missing = needed;
   if (!allocate) return r;
-  // The victim: the first free way, else the least recently used; both are
-  // the first way of least last_use (a free way's is 0). Searched only on a
-  // miss: a hit needs just the tags.
-  const uint64_t line = addr >> line_shift_;
-  Way* set = &ways_store_[size_t(line & (sets_ - 1)) * ways_];
-  Way* victim = &set[0];
-  for (uint32_t w = 1; w < ways_; ++w)
-    if (set[w].last_use < victim->last_use) victim = &set[w];
+  // The victim: the first free way, else the least recently used, both the
+  // list's last way. Its place in the list is all a miss has to find.
+  const uint32_t entry = order.oldest;
+  Way* victim = &ways_store_[entry];
   if (victim->valid.any() && victim->dirty.any()) {
     r.evicted_dirty = true;
     r.victim_line = victim->tag << line_shift_;  // line-aligned byte address of the victim
     r.victim_dirty = victim->dirty;
   }
-  r.entry = static_cast<uint32_t>(victim - ways_store_.data());
+  r.entry = entry;
   r.allocated = true;
-  // An access that needs no sector of the line leaves the way free.
+  // An access that needs no sector of the line leaves the way free, and
+  // the first free way it was (or the only one: the victim was held) stays
+  // last.
   const bool holds = needed.any();
   victim->tag = holds ? line : kNoLine;
   victim->valid = needed;
   victim->dirty = dirty ? needed : ChunkMask();
-  victim->last_use = holds ? clock_ : 0;
+  if (holds) make_newest(entry, order);
   return r;
 }
 
 bool CacheTags::hit_line_at(uint32_t entry, uint64_t addr) {
   Way& way = ways_store_[entry];
-  if (way.tag != addr >> line_shift_ || line_mask_.minus(way.valid).any()) return false;
-  way.last_use = ++clock_;  // as access(): a hit on the line, nothing missing
+  const uint64_t line = addr >> line_shift_;
+  if (way.tag != line || line_mask_.minus(way.valid).any()) return false;
+  make_newest(entry, order_[line & (sets_ - 1)]);  // as access(): a hit on the line, nothing missing
   return true;
 }
 
@@ -89,7 +116,24 @@ void CacheTags::invalidate(uint64_t addr) {
   const uint32_t found = find(addr);
   if (found == kAbsent) return;
   // Dirty data is dropped: flushing it first is the owner's job.
-  ways_store_[found] = Way{};  // free
+  Way& way = ways_store_[found];
+  way.tag = kNoLine;
+  way.valid = ChunkMask();
+  way.dirty = ChunkMask();
+  // Free now: it joins the free ways at the list's end, keeping them in
+  // increasing way order from the end (the first free way is the victim).
+  SetOrder& order = order_[(addr >> line_shift_) & (sets_ - 1)];
+  unlink(found, order);
+  uint32_t newer = order.oldest;  // the way that will come just before it
+  uint32_t older = kNil;
+  while (newer != kNil && !ways_store_[newer].valid.any() && newer < found) {
+    older = newer;
+    newer = ways_store_[newer].newer;
+  }
+  way.newer = newer;
+  way.older = older;
+  if (newer == kNil) order.newest = found; else ways_store_[newer].older = found;
+  if (older == kNil) order.oldest = found; else ways_store_[older].newer = found;
 }
 
 }  // namespace smshare

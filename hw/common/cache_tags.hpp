@@ -93,23 +93,43 @@ class CacheTags {
   uint32_t entries() const { return static_cast<uint32_t>(ways_store_.size()); }  // sets * ways
 
  private:
-  // A way is free when no sector is valid; a free way keeps tag kNoLine
-  // (all ones: only the last line of the 64-bit address space has it) and
-  // last_use 0 (a held way's is at least 1), so that find() compares tags
-  // only and the victim search of access_found() looks at last_use only.
+  // Replacement keeps each set's ways in one list, most recently used
+  // first: the held ways by recency, then the free ways (no sector valid)
+  // in increasing way order. The victim is the list's last way, which is
+  // the first free way, else the least recently used one, and a use moves
+  // a way to the front: both are a few pointer updates, where a per-way
+  // last-use stamp needed a scan of the set at every allocation (an L2
+  // that mostly misses allocates at nearly every access).
+  // A free way keeps tag kNoLine (all ones: only the last line of the
+  // 64-bit address space has it), so that find() compares tags only.
   static constexpr uint64_t kNoLine = ~0ull;
+  static constexpr uint32_t kNil = ~0u;  // no neighbour: the list's end
   struct Way {
     uint64_t tag = kNoLine;
-    uint64_t last_use = 0;
     ChunkMask valid;  // none: the way is free
     ChunkMask dirty;
+    uint32_t newer = kNil;  // the entry before it in its set's list
+    uint32_t older = kNil;  // the entry after it
   };
+  struct SetOrder {
+    uint32_t newest;  // entry of the most recently used way
+    uint32_t oldest;  // entry of the victim
+  };
+  void unlink(uint32_t entry, SetOrder& order);
+  // Moves held way `entry` to the front of its set's list (a use). Mostly
+  // it is there already (a line used again and again): that test stays
+  // inline, the move is a call, so that the callers inlined into the SM's
+  // hot loop (the instruction cache's hit_line_at) stay small.
+  void make_newest(uint32_t entry, SetOrder& order) {
+    if (order.newest != entry) move_to_front(entry, order);
+  }
+  [[gnu::noinline]] void move_to_front(uint32_t entry, SetOrder& order);
   uint32_t line_shift_ = 7;
   uint32_t sets_ = 1;
   uint32_t ways_ = 1;
   uint32_t sector_chunks_ = 4;
   ChunkMask line_mask_;
-  uint64_t clock_ = 0;
+  std::vector<SetOrder> order_;  // per set
   std::vector<Way> ways_store_;
 };
 

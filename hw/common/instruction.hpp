@@ -86,13 +86,20 @@ struct WarpInstruction {
   unsigned active_lanes() const { return count_bits(active_mask); }
 };
 
+// Copies all of `src` but its lane addresses into `dst` (whose addr is left
+// as it was): for a stage that has done with the addresses (the LDST unit
+// once it has coalesced them) and needs only the rest.
+inline void copy_without_addresses(WarpInstruction& dst, const WarpInstruction& src) {
+  static_assert(offsetof(WarpInstruction, addr) + sizeof(WarpInstruction::addr) == sizeof(WarpInstruction),
+                "the lane addresses are the last member");
+  std::memcpy(static_cast<void*>(&dst), &src, offsetof(WarpInstruction, addr));
+}
+
 // Copies `src` into `dst` as the pipeline passes it on (into a collector
 // unit or a pipeline register): the lane addresses, most of the struct, only
 // for a memory instruction; the others' are undefined and never read.
 inline void copy_decoded(WarpInstruction& dst, const WarpInstruction& src) {
-  static_assert(offsetof(WarpInstruction, addr) + sizeof(WarpInstruction::addr) == sizeof(WarpInstruction),
-                "the lane addresses are the last member");
-  std::memcpy(static_cast<void*>(&dst), &src, offsetof(WarpInstruction, addr));
+  copy_without_addresses(dst, src);
   if (is_memory(src.op)) dst.addr = src.addr;
 }
 

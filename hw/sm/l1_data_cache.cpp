@@ -19,14 +19,38 @@ void L1DataCache::flush() {
 }
 
 uint64_t L1DataCache::accept_cycle(uint64_t line, ChunkMask chunks, uint64_t cycle) {
-  if (!tags_ || !mshrs_.limited() || !tags_->missing(line, chunks).any()) return cycle;
-  return mshrs_.free_at(cycle);
+  if (!tags_ || !mshrs_.limited()) return cycle;
+  return accept_found(tags_->find(line), chunks, cycle);
+}
+
+uint64_t L1DataCache::accept_found(uint32_t found, ChunkMask chunks, uint64_t cycle) {
+  return tags_->missing_at(found, chunks).any() ? mshrs_.free_at(cycle) : cycle;
 }
 
 L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t cycle,
                                       std::vector<uint32_t>* undecided) {
   if (!tags_) return {false, 0, chunks};
-  const CacheTags::Result r = tags_->access(line, chunks, /*allocate=*/true);
+  return load_found(tags_->find(line), line, chunks, cycle, undecided);
+}
+
+uint64_t L1DataCache::load_if_accepted(uint64_t line, ChunkMask chunks, uint64_t cycle, Lookup& lookup,
+                                       std::vector<uint32_t>* undecided) {
+  if (!tags_) {
+    lookup = {false, 0, chunks};
+    return cycle;
+  }
+  const uint32_t found = tags_->find(line);
+  if (mshrs_.limited()) {
+    const uint64_t accept = accept_found(found, chunks, cycle);
+    if (accept > cycle) return accept;
+  }
+  lookup = load_found(found, line, chunks, cycle, undecided);
+  return cycle;
+}
+
+L1DataCache::Lookup L1DataCache::load_found(uint32_t found, uint64_t line, ChunkMask chunks, uint64_t cycle,
+                                            std::vector<uint32_t>* undecided) {
+  const CacheTags::Result r = tags_->access_found(found, line, chunks, /*allocate=*/true);
   const ChunkMask present = tags_->sectors_of(chunks).minus(r.missing);
   // The sectors already here: at the hit latency, or with their fill if it
   // is still on its way.

@@ -77,6 +77,12 @@ class L1DataCache {
   // (none without FR-FCFS).
   Lookup load(uint64_t line, ChunkMask chunks, uint64_t cycle, std::vector<uint32_t>* undecided = nullptr);
   Lookup load(uint64_t line, uint64_t cycle) { return load(line, ChunkMask::line(spec_.line_bytes), cycle); }
+  // accept_cycle() and, if that is `cycle`, load() into `lookup`, with one
+  // search of the tags for both (the LDST unit asks them one after the
+  // other, and the tags do not change in between). Returns the accept
+  // cycle: above `cycle`, nothing happened.
+  uint64_t load_if_accepted(uint64_t line, ChunkMask chunks, uint64_t cycle, Lookup& lookup,
+                            std::vector<uint32_t>* undecided);
   // The fill of the `sectors` of a line that missed in `cycle` returns in `ready`.
   void fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t ready, uint64_t cycle);
   void fill_in_flight(uint64_t line, uint64_t ready, uint64_t cycle) {
@@ -100,6 +106,10 @@ class L1DataCache {
   void collect(ActivityCounters& out) const;
 
  private:
+  // accept_cycle() with limited MSHRs and load() of the line the tags hold
+  // in entry `found` (CacheTags::find), with tags_ present.
+  uint64_t accept_found(uint32_t found, ChunkMask chunks, uint64_t cycle);
+  Lookup load_found(uint32_t found, uint64_t line, ChunkMask chunks, uint64_t cycle, std::vector<uint32_t>* undecided);
   // Fills in flight are kept per sector, keyed by the sector's address.
   uint64_t sector_bytes() const { return spec_.sector_bytes ? spec_.sector_bytes : spec_.line_bytes; }
 

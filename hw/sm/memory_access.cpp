@@ -38,13 +38,15 @@ void add_touch(std::vector<LineAccess>& lines, uint64_t line, ChunkMask chunks) 
 // Lines are written as aligned byte addresses (line index x line_bytes).
 namespace {
 
-// The bytes [begin, end) touched: each line they overlap, with its chunks.
-void touch_bytes(std::vector<LineAccess>& lines, uint64_t begin, uint64_t end, uint32_t line_bytes) {
+// The bytes [begin, end): add(line, chunks) for each line they overlap, in
+// address order, with the chunks of it they touch.
+template <class Add>
+void for_each_line(uint64_t begin, uint64_t end, uint32_t line_bytes, Add&& add) {
   for (uint64_t line = begin / line_bytes * line_bytes; line < end; line += line_bytes) {
     // The bytes inside this line.
     const uint64_t from = std::max(begin, line);
     const uint64_t to = std::min(end, line + line_bytes);
-    add_touch(lines, line, ChunkMask::range(static_cast<uint32_t>(from - line), static_cast<uint32_t>(to - from)));
+    add(line, ChunkMask::range(static_cast<uint32_t>(from - line), static_cast<uint32_t>(to - from)));
   }
 }
 
@@ -60,51 +62,56 @@ void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<Line
     // and chunks, in the same order, as lane by lane.
     const uint64_t begin = inst.addr[0];
     const uint64_t end = begin + uint64_t{kWarpLanes} * bytes;
+    // Its lines are distinct and `lines` is empty: each is appended without
+    // looking for it among the others.
     if (end > begin && unit_stride(inst, bytes)) {
-      touch_bytes(lines, begin, end, line_bytes);
+      for_each_line(begin, end, line_bytes,
+                    [&lines](uint64_t line, ChunkMask chunks) { lines.push_back({line, chunks}); });
       return;
     }
   }
+  const auto touch = [&lines](uint64_t line, ChunkMask chunks) { add_touch(lines, line, chunks); };
   for (unsigned lane = 0; lane < kWarpLanes; ++lane)
-    if (inst.active_mask >> lane & 1u) touch_bytes(lines, inst.addr[lane], inst.addr[lane] + bytes, line_bytes);
+    if (inst.active_mask >> lane & 1u) for_each_line(inst.addr[lane], inst.addr[lane] + bytes, line_bytes, touch);
 }
 
 // A lane touches every 4-byte word its access overlaps (an 8- or 16-byte
 // access spans 2 or 4 banks). Bank of a word: word % banks.
 namespace {
 
+// Every one of 32 banks delivers one word (a full unit-stride warp of words).
+constexpr SmemBankWords kEveryLaneBank = [] {
+  SmemBankWords w{};
+  for (uint32_t b = 0; b < kWarpLanes; ++b) w[b] = 1;
+  return w;
+}();
+
 // Fast path for the common case: one word per lane, a power-of-two number
-// of banks, and no two lanes on distinct words of one bank. Returns true,
-// with words[b] = 1 for every bank used and 0 for the others, when that
-// holds; false (words partly written) when the general count below is needed.
-bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& words) {
+// of banks, and no two lanes on distinct words of one bank. Returns the
+// counts, words[b] = 1 for every bank used and 0 for the others, when that
+// holds (kEveryLaneBank, unwritten, when every one of 32 banks is used);
+// nullptr (words partly written) when the general count below is needed.
+const SmemBankWords* conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& words) {
   // Read once: the stores into `words` could otherwise alias inst's fields.
   const uint64_t bytes = lane_bytes(inst);
   const uint32_t active = inst.active_mask;
-  if (banks > 64 || (banks & (banks - 1)) != 0 || bytes > kWordBytes) return false;
+  if (banks > 64 || (banks & (banks - 1)) != 0 || bytes > kWordBytes) return nullptr;
   // The commonest access first, in a loop without branches: every lane, one
   // aligned word each, lane i at word w0 + i (unit stride) touches kWarpLanes
   // consecutive banks, all distinct when there are at least that many.
   if (active == 0xFFFFFFFFu && bytes == kWordBytes && banks >= kWarpLanes && inst.addr[0] % kWordBytes == 0) {
     if (unit_stride(inst, kWordBytes)) {
-      if (banks == kWarpLanes) {
-        // Every bank, whatever w0: one copy of fixed size (filling the two
-        // runs below element by element was a third of this function).
-        static constexpr SmemBankWords kEveryLaneBank = [] {
-          SmemBankWords w{};
-          for (uint32_t b = 0; b < kWarpLanes; ++b) w[b] = 1;
-          return w;
-        }();
-        words = kEveryLaneBank;
-        return true;
-      }
+      // Every bank, whatever w0: the shared table, not a copy (filling the
+      // two runs below element by element was a third of this function,
+      // and a copy of the table 28 host instructions).
+      if (banks == kWarpLanes) return &kEveryLaneBank;
       // Banks w0, w0 + 1, ... mod banks: one run, or two when it wraps.
       const uint32_t b0 = static_cast<uint32_t>(inst.addr[0] / kWordBytes) & (banks - 1);
       const uint32_t to_end = std::min(kWarpLanes, banks - b0);
       words.fill(0);
       std::fill_n(words.begin() + b0, to_end, uint16_t{1});
       std::fill_n(words.begin(), kWarpLanes - to_end, uint16_t{1});
-      return true;
+      return &words;
     }
   }
   words.fill(0);
@@ -112,7 +119,7 @@ bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, Sme
   std::array<uint64_t, 64> word_of_bank;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     if (!(active >> lane & 1u)) continue;
-    if (inst.addr[lane] % kWordBytes + bytes > kWordBytes) return false;  // straddles two words
+    if (inst.addr[lane] % kWordBytes + bytes > kWordBytes) return nullptr;  // straddles two words
     const uint64_t w = inst.addr[lane] / kWordBytes;
     const uint32_t b = static_cast<uint32_t>(w & (banks - 1));
     if (!(used >> b & 1u)) {
@@ -120,10 +127,10 @@ bool conflict_free_single_words(const WarpInstruction& inst, uint32_t banks, Sme
       word_of_bank[b] = w;
       words[b] = 1;
     } else if (word_of_bank[b] != w) {
-      return false;
+      return nullptr;
     }
   }
-  return true;
+  return &words;
 }
 
 // The general count of smem_bank_words. Out of line: its arrays on the
@@ -182,12 +189,18 @@ uint32_t smem_conflict_degree(const WarpInstruction& inst, uint32_t banks) {
 }
 
 uint32_t smem_bank_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& distinct) {
+  const SmemBankUse use = smem_bank_use(inst, banks, distinct);
+  if (use.words != &distinct) distinct = *use.words;
+  return use.degree;
+}
+
+SmemBankUse smem_bank_use(const WarpInstruction& inst, uint32_t banks, SmemBankWords& scratch) {
   if (inst.active_mask == 0 || banks == 0) {
-    distinct.fill(0);
-    return 0;
+    scratch.fill(0);
+    return {0, &scratch};
   }
-  if (conflict_free_single_words(inst, banks, distinct)) return 1;
-  return count_bank_words(inst, banks, distinct);
+  if (const SmemBankWords* words = conflict_free_single_words(inst, banks, scratch)) return {1, words};
+  return {count_bank_words(inst, banks, scratch), &scratch};
 }
 
 }  // namespace smshare

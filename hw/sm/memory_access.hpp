@@ -40,4 +40,14 @@ using SmemBankWords = std::array<uint16_t, kMaxScratchpadBanks>;
 // banks and for b >= banks. Returns their maximum, the conflict degree.
 uint32_t smem_bank_words(const WarpInstruction& inst, uint32_t banks, SmemBankWords& words);
 
+// smem_bank_words without the copy of the commonest answer (every one of 32
+// banks delivers one word): `words` then points at a shared constant table,
+// otherwise at `scratch`, which holds the counts. For a caller that keeps
+// the counts only to read them (the scratchpad's claim in the arbitrator).
+struct SmemBankUse {
+  uint32_t degree;
+  const SmemBankWords* words;
+};
+SmemBankUse smem_bank_use(const WarpInstruction& inst, uint32_t banks, SmemBankWords& scratch);
+
 }  // namespace smshare

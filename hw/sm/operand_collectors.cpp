@@ -6,12 +6,22 @@
 
 namespace smshare {
 
+namespace {
+
+// The bit set of a pool's first n units.
+uint64_t first_units(uint32_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
+
+}  // namespace
+
 OperandCollectors::OperandCollectors(const SmSpec& spec)
     : stepped_(spec.pipeline_registers), steps_per_cycle_(spec.pipeline_registers ? spec.register_bank_ports : 1) {
   const std::array<uint32_t, kNumExecUnits> counts = {spec.oc_units_sp, spec.oc_units_sfu, spec.oc_units_mem};
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
     pool_begin_[u] = static_cast<uint32_t>(units_.size());
-    free_units_[u] = counts[u];
+    if (counts[u] > 64)  // the config's range: one word of free units per pool
+      throw std::logic_error("operand collectors: " + std::to_string(counts[u]) + " units in a pool (at most 64)");
+    free_[u] = first_units(counts[u]);
+    home_units_[u] = {free_[u], free_[u]};  // no split
     for (uint32_t i = 0; i < counts[u]; ++i) {
       units_.emplace_back();
       units_.back().unit = static_cast<ExecUnit>(u);
@@ -25,16 +35,16 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
 bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
                                  uint32_t step) {
   const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
-  if (free_units_[u] == 0) return false;
-  uint32_t first = pool_begin_[u], last = pool_begin_[u + 1];
-  if (home_split_[u]) (warp.home ? first : last) = home_split_[u];
-  uint32_t free_unit = first;
-  while (free_unit < last && units_[free_unit].busy) ++free_unit;
-  if (free_unit == last) return false;
+  const uint64_t free = free_[u];
+  const uint64_t candidates = free & home_units_[u][warp.home ? 1 : 0];
+  if (candidates == 0) return false;
+  // The lowest-numbered candidate.
+  const uint32_t bit = static_cast<uint32_t>(__builtin_ctzll(candidates));
+  free_[u] = free & ~(uint64_t{1} << bit);
+  const uint32_t free_unit = pool_begin_[u] + bit;
   CollectorUnit& c = units_[free_unit];
   c.busy = true;
   ++probes_.busy_units;
-  --free_units_[u];
   c.seq = allocations_++;
   c.warp = warp;
   copy_decoded(c.inst, inst);
@@ -68,7 +78,9 @@ void OperandCollectors::set_home_split(const std::array<uint32_t, kNumExecUnits>
     if (own_units[u] > size)
       throw std::logic_error("operand collectors: " + std::to_string(own_units[u]) + " own units in a pool of " +
                              std::to_string(size));
-    home_split_[u] = own_units[u] && own_units[u] < size ? pool_begin_[u] + own_units[u] : 0;
+    const uint64_t all = first_units(size), own = first_units(own_units[u]);
+    if (own_units[u] == 0 || own_units[u] == size) home_units_[u] = {all, all};  // no split
+    else home_units_[u] = {own, all & ~own};
   }
 }
 

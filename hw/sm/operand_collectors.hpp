@@ -110,7 +110,7 @@ class OperandCollectors {
 
   // Whether allocate() could find a free unit for an instruction bound for
   // `unit` (with a home split: on either side).
-  bool has_free_unit(ExecUnit unit) const { return free_units_[static_cast<unsigned>(unit)] > 0; }
+  bool has_free_unit(ExecUnit unit) const { return free_[static_cast<unsigned>(unit)] != 0; }
 
   // The operand-read stage of `cycle` (step `step` of it).
   ReadResult read(uint64_t cycle, RegisterRoute& route, BankArbitrator& arbitrator, uint32_t step = 0);
@@ -141,7 +141,6 @@ class OperandCollectors {
   std::vector<CollectorUnit> units_;
   uint32_t num_units_ = 0;  // units_.size(), kept: a unit's size is no power of two, so size() divides
   std::array<uint32_t, kNumExecUnits + 1> pool_begin_{};  // units of type u: [pool_begin_[u], pool_begin_[u + 1])
-  std::array<uint32_t, kNumExecUnits> home_split_{};  // per pool: first unit of home 1 (0: no split)
   uint64_t time(uint64_t cycle, uint32_t step) const { return cycle * steps_per_cycle_ + step; }
 
   bool stepped_ = false;           // sm.pipeline_registers
@@ -151,12 +150,16 @@ class OperandCollectors {
   // (bit_words.hpp): read() visits the units with operands to read in
   // rotating order, dispatch() those whose operands are all read in unit
   // order, without stepping over the others (read() 138 M -> 114 M host
-  // instructions on hotspot --ctas 45). A free unit is still found by a
-  // scan of its pool: a bit set of the free units cost more to keep (+6 M).
+  // instructions on hotspot --ctas 45). The free units are one bit set of a
+  // word per pool (sm.oc_units_* <= 64): allocate() takes its lowest bit
+  // (a scan of the pool's units was 16 host instructions an allocation).
   std::vector<uint64_t> reading_;    // busy, an operand still to read
   std::vector<uint64_t> collected_;  // busy, all operands read: waiting for dispatch
   uint32_t reading_units_ = 0;       // members of reading_
-  std::array<uint32_t, kNumExecUnits> free_units_{};  // per pool: units not busy
+  // Per pool, bit i for its unit pool_begin_[u] + i: the units not busy, and
+  // the units a warp of home 0 or 1 may take (all of them without a split).
+  std::array<uint64_t, kNumExecUnits> free_{};
+  std::array<std::array<uint64_t, 2>, kNumExecUnits> home_units_{};
   uint64_t allocations_ = 0;
   Probes probes_;
 };
@@ -176,7 +179,8 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, uint32_t ste
     c.busy = false;
     set_bit(collected_, u, false);
     --probes_.busy_units;
-    ++free_units_[static_cast<unsigned>(c.unit)];
+    const unsigned pool = static_cast<unsigned>(c.unit);
+    free_[pool] |= uint64_t{1} << (u - pool_begin_[pool]);
     return false;
   });
   return next_ready == kNever || steps_per_cycle_ == 1 ? next_ready : next_ready / steps_per_cycle_;

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace smshare {
@@ -19,7 +21,15 @@ namespace smshare {
 template <class Instruction>
 class PipelineRegister {
  public:
-  explicit PipelineRegister(uint32_t width = 0) : slots_(width), width_(width) {}
+  // A register is as wide as its unit's pipelines (sm.sp_units etc. allow at
+  // most 16; the cross-SM big SM doubles them): one bit of full_ each.
+  static constexpr uint32_t kMaxWidth = 64;
+
+  explicit PipelineRegister(uint32_t width = 0) : slots_(width), width_(width) {
+    if (width > kMaxWidth)
+      throw std::logic_error("PipelineRegister: width " + std::to_string(width) + " beyond " +
+                             std::to_string(kMaxWidth));
+  }
 
   uint32_t width() const { return width_; }
   uint32_t size() const { return used_; }
@@ -29,29 +39,25 @@ class PipelineRegister {
   // Takes a free slot (has_free() must hold) for an instruction of `age`
   // (smaller is older: GPGPU-Sim's uid); the caller writes it in.
   Instruction& move_in(uint64_t age) {
-    for (uint32_t i = 0; i < width_; ++i) {
-      Slot& s = slots_[i];
-      if (s.full) continue;
-      s.full = true;
-      s.age = age;
-      ++used_;
-      if (used_ == 1 || older(i, oldest_)) oldest_ = i;
-      return s.inst;
-    }
-    return slots_.front().inst;  // unreachable while callers check has_free()
+    const auto i = static_cast<uint32_t>(__builtin_ctzll(~full_));  // the first free slot
+    Slot& s = slots_[i];
+    full_ |= uint64_t{1} << i;
+    s.age = age;
+    ++used_;
+    if (used_ == 1 || older(i, oldest_)) oldest_ = i;
+    return s.inst;
   }
 
   // The oldest instruction (not empty()).
   const Instruction& oldest() const { return slots_[oldest_].inst; }
   void pop_oldest() {
-    slots_[oldest_].full = false;
+    full_ &= ~(uint64_t{1} << oldest_);
     --used_;
     if (used_ > 0) oldest_ = oldest_index();  // an empty register's is set by the next move_in
   }
 
  private:
   struct Slot {
-    bool full = false;
     uint64_t age = 0;
     Instruction inst{};
   };
@@ -60,10 +66,15 @@ class PipelineRegister {
   bool older(uint32_t i, uint32_t j) const {
     return slots_[i].age < slots_[j].age || (slots_[i].age == slots_[j].age && i < j);
   }
+  // The oldest full slot (not empty()): the full slots are visited by their
+  // bits, not by testing every slot.
   uint32_t oldest_index() const {
-    uint32_t best = width_;
-    for (uint32_t i = 0; i < width_; ++i)
-      if (slots_[i].full && (best == width_ || older(i, best))) best = i;
+    uint64_t rest = full_;
+    auto best = static_cast<uint32_t>(__builtin_ctzll(rest));
+    for (rest &= rest - 1; rest; rest &= rest - 1) {
+      const auto i = static_cast<uint32_t>(__builtin_ctzll(rest));
+      if (older(i, best)) best = i;
+    }
     return best;
   }
 
@@ -72,6 +83,7 @@ class PipelineRegister {
   // size() divides, and the stages ask for it several times per instruction.
   uint32_t width_ = 0;
   uint32_t used_ = 0;
+  uint64_t full_ = 0;  // bit i: slot i holds an instruction
   // The slot of the oldest instruction while not empty(): kept on every
   // move in and pop, as oldest() is asked every cycle a stage waits.
   uint32_t oldest_ = 0;

@@ -14,7 +14,9 @@ Scratchpad::Scratchpad(const SmSpec& spec, BankArbitrator& arbitrator)
 Scratchpad::Timing Scratchpad::access(const WarpInstruction& inst, uint64_t cycle) {
   // The previous access's claim ended before the LDST unit was free again,
   // so its array can be rewritten.
-  const uint32_t degree = smem_bank_words(inst, banks_, words_);
+  const SmemBankUse use = smem_bank_use(inst, banks_, words_);
+  const uint32_t degree = use.degree;
+  const SmemBankWords& words = *use.words;
   const uint32_t lanes = inst.active_lanes();
   accesses_ += lanes;
   if (degree > 1) conflict_cycles_ += degree - 1;
@@ -24,8 +26,8 @@ Scratchpad::Timing Scratchpad::access(const WarpInstruction& inst, uint64_t cycl
   uint64_t start = cycle;
   if (arbitrator_.granted_any(BankGroup::Scratchpad, cycle))
     for (uint16_t b = 0; b < banks_ && start == cycle; ++b)
-      if (words_[b] && arbitrator_.granted(BankGroup::Scratchpad, b, cycle)) start = cycle + 1;
-  arbitrator_.claim(BankGroup::Scratchpad, start, words_.data());
+      if (words[b] && arbitrator_.granted(BankGroup::Scratchpad, b, cycle)) start = cycle + 1;
+  arbitrator_.claim(BankGroup::Scratchpad, start, words.data());
   return {start + std::max(degree, 1u), start + latency_ + (degree ? degree - 1 : 0)};
 }
 

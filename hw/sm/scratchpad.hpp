@@ -66,7 +66,9 @@ class Scratchpad {
   const uint32_t banks_;
   const uint32_t latency_;
   BankArbitrator& arbitrator_;
-  SmemBankWords words_{};  // the last access's words per bank: its claim in arbitrator_
+  // The last access's words per bank, unless smem_bank_use gave its shared
+  // table: the claim in arbitrator_ reads it until the next access.
+  SmemBankWords words_{};
   uint64_t accesses_ = 0;
   uint64_t conflict_cycles_ = 0;
   Probes probes_;

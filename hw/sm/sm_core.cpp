@@ -30,6 +30,12 @@ struct SmCore::Warp {
   bool gate_refused = false;                  // the gate refused it last cycle (shown to the policy once)
   bool counted = false;                       // included in its scheduler's wait_count
   uint8_t need = 0;                           // while ready: its ready_need entry (pipeline_need of the head)
+  // The slot's scheduler (slot mod sm.num_schedulers) and place in its warp
+  // list (slot / sm.num_schedulers), fixed for the SM's life: refresh() and
+  // the round-robin walk read them instead of dividing (a division by the
+  // run's scheduler count per refresh and turn).
+  uint32_t scheduler = 0;
+  uint32_t list_position = 0;
   StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
@@ -154,7 +160,12 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       l1d_(gpu.l1),
       icache_(gpu.icache) {
   answers_later_ok_ = spec_.ldst_transactions_per_cycle == 1 && spec_.fetch_per_cycle == 1;
-  for (auto& w : warps_) w.ibuffer.resize(spec_.ibuffer_entries);
+  for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
+    Warp& w = warps_[slot];
+    w.ibuffer.resize(spec_.ibuffer_entries);
+    w.scheduler = slot % spec_.num_schedulers;
+    w.list_position = slot / spec_.num_schedulers;
+  }
   decoding_.ring.resize(warps_.size());
   fetch_wanted_slots_ = bit_words(static_cast<uint32_t>(warps_.size()));
   unit_next_free_[static_cast<int>(ExecUnit::Sp)].assign(spec_.sp_units, 0);
@@ -250,7 +261,7 @@ bool SmCore::launch_one_cta() {
     warp.exhausted = false;
     if (warp.gate_refused) {  // left by the slot's previous warp
       warp.gate_refused = false;
-      --sched_warps_[slot % spec_.num_schedulers].gate_refused;
+      --sched_warps_[warp.scheduler].gate_refused;
     }
     warp.at_barrier = false;
     warp.ctx = {slot, cta_slot, w, next_age_++, alloc.home};
@@ -397,6 +408,19 @@ uint64_t SmCore::tick(uint64_t cycle) {
 
 // --- writeback: results due this cycle write their registers and clear the scoreboard.
 void SmCore::writeback() {
+  // As for operand reads (OperandCollectors::read): the baseline's route,
+  // interleaved over banks that all exist in the register file, is compiled
+  // into the loop with its answers known (never a retry, always the register
+  // file); any other route is asked per destination.
+  const uint32_t banks = mechanism_.route->interleaved_banks();
+  if (banks != 0 && banks <= arbitrator_.register_file().banks())
+    write_results([banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); });
+  else
+    write_results([this](const WarpContext& w, uint16_t reg) { return mechanism_.route->route_of(w, reg, true, now_); });
+}
+
+template <class RouteOf>
+void SmCore::write_results(RouteOf&& route_of) {
   Completion c;
   while (completions_.pop_due(now_, c)) {
     Warp& warp = warps_[c.warp];
@@ -405,7 +429,7 @@ void SmCore::writeback() {
     // wait) try again next cycle.
     uint8_t written = 0;
     for (; written < c.num_dst; ++written) {
-      const OperandRoute r = mechanism_.route->route_of(warp.ctx, c.dst[written], true, now_);
+      const OperandRoute r = route_of(warp.ctx, c.dst[written]);
       if (r.retry) {
         stats_.route_retries++;
         break;
@@ -471,7 +495,10 @@ void SmCore::start_ldst(const OperandCollectors::CollectorUnit& c) {
   }
   ldst_.busy = true;
   ldst_.warp = c.warp.slot;
-  ldst_.inst = inst;
+  // The lane addresses are coalesced here, from the collector's copy, and
+  // never read again: the 256 bytes of them stay behind (copying them was
+  // 40 host instructions a global access).
+  copy_without_addresses(ldst_.inst, inst);
   ldst_.next_line = 0;
   ldst_.data_ready = now_;
   ldst_.undecided.clear();
@@ -498,10 +525,11 @@ void SmCore::ldst_step() {
     const uint64_t line = access.line;
     // Whole sectors of what the lanes touch (the whole line when not sectored).
     const ChunkMask sectors = access.chunks.widen(sector_chunks_) & ChunkMask::line(line_bytes_);
+    L1DataCache::Lookup l1{};
     if (load) {
       // A miss finding every L1 MSHR held waits, with the rest of the
       // instruction, until one is released (the LDST unit stalls).
-      const uint64_t accept = l1d_.accept_cycle(line, sectors, now_);
+      const uint64_t accept = l1d_.load_if_accepted(line, sectors, now_, l1, &ldst_.undecided);
       if (accept > now_) {
         // The stall is counted when it ends (a deferred fill's decision can end it sooner than known now).
         if (ldst_.mshr_stall_from == kNever) ldst_.mshr_stall_from = now_;
@@ -518,7 +546,6 @@ void SmCore::ldst_step() {
     stats_.global_transactions++;
     if (load) {
       stats_.global_load_lines++;
-      const L1DataCache::Lookup l1 = l1d_.load(line, sectors, now_, &ldst_.undecided);
       ldst_.data_ready = std::max(ldst_.data_ready, l1.ready);
       if (l1.hit) continue;
       // One request for the line's missing sectors.
@@ -553,7 +580,7 @@ void SmCore::finish_load() {
     // place among completions it would take now.
     later_load_.pending = true;
     later_load_.warp = ldst_.warp;
-    later_load_.inst = ldst_.inst;
+    copy_without_addresses(later_load_.inst, ldst_.inst);
     later_load_.data_ready = ldst_.data_ready;
     later_load_.undecided.swap(ldst_.undecided);
     ldst_.undecided.clear();
@@ -897,7 +924,7 @@ inline StallReason SmCore::blocking_reason(const Warp& w) const {
 void SmCore::update_view(uint32_t slot) {
   if (!views_read_) return;
   const Warp& w = warps_[slot];
-  WarpView& v = sched_warps_[slot % spec_.num_schedulers].views[slot / spec_.num_schedulers];
+  WarpView& v = sched_warps_[w.scheduler].views[w.list_position];
   v.valid = w.valid;
   v.age = w.ctx.age;
   v.waiting = w.pending_loads > 0 || w.at_barrier || w.exhausted || w.gate_refused;
@@ -923,8 +950,8 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
   // Most events leave a warp's reason as it was (an operand of several
   // still pending, a fetched group still decoding): the counts hold.
   if (w.counted && w.valid && wait == w.wait && (wait != StallReason::None || need == w.need)) return;
-  const uint32_t s = slot % spec_.num_schedulers, position = slot / spec_.num_schedulers;
-  SchedulerWarps& list = sched_warps_[s];
+  SchedulerWarps& list = sched_warps_[w.scheduler];
+  const uint32_t position = w.list_position;
   auto& counts = list.wait_count;
   if (w.counted) {
     --counts[static_cast<int>(w.wait)];
@@ -955,10 +982,10 @@ bool SmCore::may_issue_any(size_t scheduler) const {
 }
 
 template <class Visit>
-bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_issued, Visit&& visit) const {
+bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, Visit&& visit) const {
   const uint32_t n = spec_.num_schedulers;
   const uint32_t list_size = static_cast<uint32_t>(sched_warps_[scheduler].views.size());
-  const uint32_t start = last_issued % n == scheduler && last_issued / n < list_size ? last_issued / n + 1 : 0;
+  const uint32_t start = last_position < list_size ? last_position + 1 : 0;
   return visit_set_bits_from(sched_warps_[scheduler].ready_bits, list_size, start,
                              [&](uint32_t pos) { return visit(static_cast<uint32_t>(scheduler) + pos * n); });
 }
@@ -971,7 +998,12 @@ void SmCore::issue() {
   // GPGPU-Sim's shader_core_ctx::issue starts at a scheduler that rotates
   // every cycle (Issue_Prio); the compact timing always starts at 0.
   const size_t num_schedulers = schedulers_.size();
-  const size_t first = pipelined_ ? now_ % num_schedulers : 0;
+  // (A power-of-two count, as in every shipped config, by a mask: a 64-bit
+  // division per tick otherwise.)
+  const bool count_is_power_of_two = (num_schedulers & (num_schedulers - 1)) == 0;
+  const size_t first = !pipelined_              ? 0
+                       : count_is_power_of_two ? now_ & (num_schedulers - 1)
+                                               : now_ % num_schedulers;
   for (size_t k = 0, s = first; k < num_schedulers; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
     SchedulerWarps& list = sched_warps_[s];
     const uint32_t ready = list.wait_count[static_cast<int>(StallReason::None)];
@@ -1007,7 +1039,7 @@ void SmCore::issue() {
         }
     }
     auto issue_one = [&](uint32_t slot) { return issue_from(s, slot, best); };
-    const bool issued = round_robin ? visit_ready_in_rotation(s, list.last_issued, issue_one)
+    const bool issued = round_robin ? visit_ready_in_rotation(s, list.last_issued_position, issue_one)
                                     : std::any_of(sched_order_.begin(), sched_order_.end(), issue_one);
     issued_any = issued_any || issued;
   }
@@ -1131,7 +1163,7 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
       return IssueOutcome::PipelineFull;
     }
     for (uint8_t i = 0; i < inst.num_dst; ++i)
-      if (inst.dst[i] != kNoReg) w.pending_writes.set(inst.dst[i]);
+      if (inst.dst[i] != kNoReg) w.pending_writes[inst.dst[i]] = true;  // below kMaxArchRegs: no range check
     w.in_flight++;
   }
   if (!inert_gate_) mechanism_.gate->issued(w.ctx, inst);
@@ -1145,7 +1177,7 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   w.pop();
   if (w.ib_count == 0 && !w.stream_done) set_fetch_wanted(slot, true);
   schedulers_[scheduler]->issued(slot);
-  sched_warps_[scheduler].last_issued = slot;
+  sched_warps_[scheduler].last_issued_position = w.list_position;
   SchedulerProbes& probes = scheduler_probes_[scheduler];
   probes.issued_warp = static_cast<int32_t>(slot);
   ++probes.issued_this_cycle;
@@ -1177,7 +1209,10 @@ void SmCore::decode() {
 // (GPGPU-Sim's fetch() takes m_L1I->access_ready() before a new lookup);
 // otherwise the next warp in round-robin order with an empty buffer reads
 // its next group from the program and looks up its first PC.
-void SmCore::fetch() {
+// Compiled into tick(), its one caller: left to the link-time inliner, whether
+// it was inlined turned on unrelated edits elsewhere in the SM and moved
+// about 20 M host instructions on hotspot each time.
+[[gnu::always_inline]] inline void SmCore::fetch() {
   uint32_t slots = spec_.fetch_per_cycle;
   while (slots > 0 && !fill_waits_.empty() && fill_waits_.top().ready <= now_) {
     const uint32_t slot = fill_waits_.top().warp;
@@ -1201,7 +1236,10 @@ void SmCore::fetch() {
     progress_ = true;
     set_fetch_wanted(slot, false);  // filled now, or its program has ended
     w.ib_head = 0;  // the buffer is empty (it wants a fetch): fill it from the start
-    while (w.ib_count < w.ibuffer.size()) {
+    // Read once: the compiler must otherwise recompute it (a division by the
+    // entry's size) after every virtual next().
+    const size_t entries = w.ibuffer.size();
+    while (w.ib_count < entries) {
       WarpInstruction& dst = w.ibuffer[w.ib_count];
       if (!w.program->next(dst)) {
         w.stream_done = true;

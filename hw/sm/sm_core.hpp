@@ -249,6 +249,9 @@ class SmCore : private MechanismMemoryPort {
   // current residency (one ticked cycle, or a run of skipped ones).
   void accumulate_residency(uint64_t cycles);
   void writeback();
+  // writeback() with `route_of(warp, reg)` as the route of a destination.
+  template <class RouteOf>
+  void write_results(RouteOf&& route_of);
   void ldst_step();
   void dispatch();
   void read_operands(uint32_t step = 0);
@@ -382,21 +385,21 @@ class SmCore : private MechanismMemoryPort {
     // (visit_ready_in_rotation) instead of a pass over every warp.
     std::vector<uint64_t> ready_bits;  // bit_words.hpp
     // Its policy is round-robin (SchedulerPolicy::round_robin()): its order
-    // is walked on ready_bits from the position after last_issued's, the
-    // slot it last issued from (none yet: ~0u, in no list), kept here as the
-    // policy keeps it, without a virtual call per turn.
+    // is walked on ready_bits from the position after last_issued_position,
+    // the list position of the warp it last issued from (none yet: ~0u),
+    // kept here as the policy keeps the slot, without a virtual call per turn.
     bool round_robin = false;
-    uint32_t last_issued = ~0u;
+    uint32_t last_issued_position = ~0u;
   };
   std::vector<SchedulerWarps> sched_warps_;
   static constexpr unsigned kNoPipeline = kNumExecUnits;
   // Visits the ready warps of `scheduler` in list order from the position
-  // after `last_issued`'s (from the front when it is not in the list), which
+  // after `last_position` (from the front when it is not in the list), which
   // is a round-robin order() less the warps not ready, until visit(slot)
   // returns true; returns whether one did. Visits must not change which warps
   // are ready before the one that returns true (a refused issue does not).
   template <class Visit>
-  bool visit_ready_in_rotation(size_t scheduler, uint32_t last_issued, Visit&& visit) const;
+  bool visit_ready_in_rotation(size_t scheduler, uint32_t last_position, Visit&& visit) const;
   // Tries to issue from ready warp `slot` of `scheduler` in issue()'s walk:
   // true when it issued (the scheduler is done), else `best` says why not.
   bool issue_from(size_t scheduler, uint32_t slot, StallReason& best);

@@ -78,7 +78,8 @@ void GpuModule::book_later_requests_through(uint32_t last_sm) {
   booked_through_ = last_sm;  // SM last_sm may still leave more
 }
 
-bool GpuModule::tick_due_sms(uint64_t cycle) {
+GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
+  const auto num_sms = static_cast<uint32_t>(sms_.size());  // read once: the ticks could change it for all the compiler knows
   uint32_t due_units = 0, due_sms = 0;
   if (ticks_) {
     for (size_t u = 0; u < units_.size(); ++u) {
@@ -89,30 +90,36 @@ bool GpuModule::tick_due_sms(uint64_t cycle) {
       due_sms += due;
     }
   }
+  DueAfterTicks after;
   if (due_units >= 2 && pace_.parallel()) {
     ticking_cycle_ = cycle;
     ticks_->run_cycle(units_, unit_due_, tick_unit_);
     // The memory system books the cycle's requests in SM order, as ticking
     // the SMs one after another would have; then each SM takes its answers.
-    book_later_requests_through(static_cast<uint32_t>(sms_.size()) - 1);
+    book_later_requests_through(num_sms - 1);
     booked_through_ = 0;
-    for (uint32_t i = 0; i < sms_.size(); ++i) {
-      if (due_[i] != cycle) continue;
-      due_[i] = next_due_[i].cycle;
-      const uint64_t answers_due = sms_[i]->apply_later_answers();
-      if (answers_due != SmCore::kNever) wake(i, answers_due);
+    for (uint32_t i = 0; i < num_sms; ++i) {
+      if (due_[i] == cycle) {
+        due_[i] = next_due_[i].cycle;
+        const uint64_t answers_due = sms_[i]->apply_later_answers();
+        if (answers_due != SmCore::kNever) wake(i, answers_due);
+      }
+      after.note(due_[i]);
     }
     pace_.record(due_sms);
-    return true;
+    after.any_was_due = true;
+    return after;
   }
-  bool any_was_due = false;
-  for (uint32_t i = 0; i < sms_.size(); ++i) {
-    if (due_[i] != cycle) continue;
-    any_was_due = true;
-    due_[i] = sms_[i]->tick(cycle);
+  for (uint32_t i = 0; i < num_sms; ++i) {
+    uint64_t due = due_[i];
+    if (due == cycle) {
+      after.any_was_due = true;
+      due = due_[i] = sms_[i]->tick(cycle);
+    }
+    after.note(due);
   }
   if (due_units >= 2) pace_.record(due_sms);
-  return any_was_due;
+  return after;
 }
 
 void GpuModule::clock_method() {
@@ -123,22 +130,19 @@ void GpuModule::clock_method() {
   }
   if (wave_) follow_window(cycle);
   if (memory_->defers_responses()) deliver_memory_responses(cycle);
-  const bool any_was_due = tick_due_sms(cycle);
+  const DueAfterTicks due = tick_due_sms(cycle);
   if (wave_) {
     // Every cycle the clock runs, inside the window or not: a "this cycle"
     // probe is the growth of a total since the previous call.
     for (StructureModule* m : traced_structures_) m->update_probes(cycle);
     wave_->sample(cycle);
   }
-  if (any_was_due && std::all_of(due_.begin(), due_.end(), [](uint64_t d) { return d == SmCore::kNever; }))
-    kernel_drained();
-  if (cycle >= next_observation_) {
+  if (due.any_was_due && due.all_asleep()) kernel_drained();
+  if (cycle >= next_observation_) {  // an observer only reads the GPU: due_ is as the ticks left it
     next_observation_ = cycle + observe_period_;
     observer_(cycle);
   }
-  uint64_t next = launch_at_;
-  for (uint64_t d : due_)
-    if (d != SmCore::kAwaitMemory) next = std::min(next, d);
+  uint64_t next = std::min(launch_at_, due.earliest);  // kernel_drained() may have set launch_at_
   if (memory_->defers_responses()) next = std::min(next, next_memory_cycle());
   if (next == SmCore::kNever) return;  // nothing left: the simulation ends
   if (wave_ && cycle < wave_->first_cycle()) next = std::min(next, wave_->first_cycle());  // the window's $dumpvars

@@ -12,6 +12,7 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -103,9 +104,22 @@ class GpuModule : public sc_core::sc_module {
   // takes another (GPGPU-Sim's CTA issue at kernel launch).
   void launch(size_t k);
   void kernel_drained();
-  // Ticks the SMs due in `cycle` (in SM order, or on the host threads);
-  // returns whether any was.
-  bool tick_due_sms(uint64_t cycle);
+  // What the SMs are due to do after a cycle's ticks, gathered in the pass
+  // that ticks them (a second pass over due_ cost as much as the first:
+  // 60 M host instructions on the bench trace).
+  struct DueAfterTicks {
+    bool any_was_due = false;         // some SM ticked in the cycle
+    bool any_awaits_memory = false;   // some SM sleeps until a deferred response (SmCore::kAwaitMemory)
+    uint64_t earliest = SmCore::kNever;  // the earliest cycle an SM is due, kAwaitMemory not counted
+    // Every SM asleep for good: the kernel has drained.
+    bool all_asleep() const { return earliest == SmCore::kNever && !any_awaits_memory; }
+    void note(uint64_t due) {
+      if (due == SmCore::kAwaitMemory) any_awaits_memory = true;
+      else earliest = std::min(earliest, due);
+    }
+  };
+  // Ticks the SMs due in `cycle` (in SM order, or on the host threads).
+  DueAfterTicks tick_due_sms(uint64_t cycle);
   // Builds the units and, when there are two or more, the pool of up to
   // `host_threads` threads (one per unit at most).
   void start_host_threads(unsigned host_threads, bool host_threads_always);

@@ -199,6 +199,123 @@ TEST(CacheTags, AHitAtAKnownEntryNeedsEverySectorValid) {
   EXPECT_TRUE(t.probe(128));
 }
 
+// The definition of the replacement, written out: a per-way last-use stamp,
+// the victim the first way of least stamp (a free way's is 0). CacheTags
+// keeps a recency list instead; over a long random mix of reads, writes,
+// lookups without allocation, empty accesses, hits at a known entry and
+// invalidations both must give the same answers.
+class StampedTags {
+ public:
+  StampedTags(uint32_t sets, uint32_t ways, uint32_t line_bytes, uint32_t sector_chunks)
+      : sets_(sets), ways_(ways), line_bytes_(line_bytes), sector_chunks_(sector_chunks), store_(sets * ways) {}
+
+  CacheTags::Result access(uint64_t addr, ChunkMask chunks, bool allocate, bool dirty) {
+    const ChunkMask line_mask = ChunkMask::line(line_bytes_);
+    const ChunkMask needed = chunks.widen(sector_chunks_) & line_mask;
+    const uint64_t line = addr / line_bytes_;
+    const uint32_t first = static_cast<uint32_t>(line % sets_) * ways_;
+    CacheTags::Result r;
+    ++clock_;
+    for (uint32_t e = first; e < first + ways_; ++e) {
+      Way& w = store_[e];
+      if (!w.valid.any() || w.tag != line) continue;
+      w.last_use = clock_;
+      r.entry = e;
+      r.missing = needed.minus(w.valid);
+      r.hit = !r.missing.any();
+      r.sector_miss = !r.hit;
+      if (allocate) w.valid |= r.missing;
+      if (dirty) w.dirty |= needed & w.valid;
+      return r;
+    }
+    r.missing = needed;
+    if (!allocate) return r;
+    uint32_t victim = first;
+    for (uint32_t e = first + 1; e < first + ways_; ++e)
+      if (store_[e].last_use < store_[victim].last_use) victim = e;
+    Way& w = store_[victim];
+    if (w.valid.any() && w.dirty.any()) {
+      r.evicted_dirty = true;
+      r.victim_line = w.tag * line_bytes_;
+      r.victim_dirty = w.dirty;
+    }
+    r.entry = victim;
+    r.allocated = true;
+    w = needed.any() ? Way{line, clock_, needed, dirty ? needed : ChunkMask()} : Way{};
+    return r;
+  }
+  // The entry holding the line at `addr` with every sector valid, or
+  // kAbsent; touches nothing.
+  uint32_t whole_line_entry(uint64_t addr) const {
+    const uint64_t line = addr / line_bytes_;
+    const uint32_t first = static_cast<uint32_t>(line % sets_) * ways_;
+    for (uint32_t e = first; e < first + ways_; ++e)
+      if (store_[e].tag == line && store_[e].valid == ChunkMask::line(line_bytes_)) return e;
+    return CacheTags::kAbsent;
+  }
+  void invalidate(uint64_t addr) {
+    const uint64_t line = addr / line_bytes_;
+    const uint32_t first = static_cast<uint32_t>(line % sets_) * ways_;
+    for (uint32_t e = first; e < first + ways_; ++e)
+      if (store_[e].valid.any() && store_[e].tag == line) store_[e] = Way{};
+  }
+
+ private:
+  struct Way {
+    uint64_t tag = 0;
+    uint64_t last_use = 0;
+    ChunkMask valid;
+    ChunkMask dirty;
+  };
+  uint32_t sets_, ways_, line_bytes_, sector_chunks_;
+  uint64_t clock_ = 0;
+  std::vector<Way> store_;
+};
+
+TEST(CacheTags, ReplacementMatchesLeastRecentlyUsedByStamps) {
+  // 2 sets x 8 ways of 128 B lines in 32 B sectors, 40 lines competing:
+  // sets fill, overflow and are emptied again by invalidations.
+  CacheTags tags(2 * 8 * 128, 128, 8, 32);
+  StampedTags model(2, 8, 128, 1);
+  uint64_t seed = 12345;
+  auto next = [&seed](uint32_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>((seed >> 33) % n);
+  };
+  for (int step = 0; step < 200000; ++step) {
+    const uint64_t addr = uint64_t(next(40)) * 128 + next(128);
+    const ChunkMask chunks = ChunkMask::from_bits(next(8) == 0 ? 0 : next(16));
+    const uint32_t op = next(16);
+    if (op == 0) {
+      tags.invalidate(addr);
+      model.invalidate(addr);
+      continue;
+    }
+    if (op == 1) {
+      // A whole-line hit at the entry where the model holds the line whole.
+      const uint32_t entry = model.whole_line_entry(addr);
+      if (entry == CacheTags::kAbsent) continue;
+      ASSERT_TRUE(tags.hit_line_at(entry, addr)) << "step " << step;
+      model.access(addr, ChunkMask::line(128), false, false);
+      continue;
+    }
+    const bool allocate = op != 2;
+    const bool dirty = op >= 12;
+    const CacheTags::Result got = tags.access(addr, chunks, allocate, dirty);
+    const CacheTags::Result want = model.access(addr, chunks, allocate, dirty);
+    ASSERT_EQ(got.hit, want.hit) << "step " << step;
+    ASSERT_EQ(got.sector_miss, want.sector_miss) << "step " << step;
+    ASSERT_EQ(got.missing, want.missing) << "step " << step;
+    ASSERT_EQ(got.evicted_dirty, want.evicted_dirty) << "step " << step;
+    ASSERT_EQ(got.victim_line, want.victim_line) << "step " << step;
+    ASSERT_EQ(got.victim_dirty, want.victim_dirty) << "step " << step;
+    ASSERT_EQ(got.allocated, want.allocated) << "step " << step;
+    if (got.hit || got.sector_miss || got.allocated) {
+      ASSERT_EQ(got.entry, want.entry) << "step " << step;
+    }
+  }
+}
+
 TEST(ChunkMask, WidenRoundsEveryMaskOutToWholeSectors) {
   // By definition: a sector (sector_chunks chunks) is in the result when any
   // of its chunks is in the mask. Every mask of up to two chunks, and some

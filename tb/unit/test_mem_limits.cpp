@@ -62,6 +62,27 @@ TEST(L1Mshr, HitsAndPendingHitsNeedNoMshr) {
   EXPECT_EQ(l1.accept_cycle(kLine + 128, line, 150), 150u);
 }
 
+TEST(L1Mshr, LoadIfAcceptedLoadsOnlyWhatIsAccepted) {
+  CacheSpec spec;
+  spec.mshr_entries = 1;
+  L1DataCache l1(spec);
+  const ChunkMask line = ChunkMask::line(128);
+  L1DataCache::Lookup lookup{};
+  ASSERT_EQ(l1.load_if_accepted(kLine, line, 0, lookup, nullptr), 0u);
+  EXPECT_FALSE(lookup.hit);
+  l1.fill_in_flight(kLine, 150, 0);
+  EXPECT_EQ(l1.load_if_accepted(kLine, line, 1, lookup, nullptr), 1u);  // merges with the fill in flight
+  EXPECT_TRUE(lookup.hit);
+  EXPECT_EQ(lookup.ready, 150u);
+  // A second miss waits for the MSHR and is not looked up meanwhile.
+  EXPECT_EQ(l1.load_if_accepted(kLine + 128, line, 1, lookup, nullptr), 150u);
+  EXPECT_EQ(l1.misses(), 1u);
+  EXPECT_EQ(l1.load_if_accepted(kLine + 128, line, 150, lookup, nullptr), 150u);
+  EXPECT_FALSE(lookup.hit);
+  EXPECT_EQ(l1.misses(), 2u);
+  EXPECT_EQ(l1.hits(), 1u);
+}
+
 // One warp, three independent loads of three lines (32 lanes x 4 B: one
 // 128 B line each), on one SM whose memory returns every line 200 cycles
 // after it leaves.
