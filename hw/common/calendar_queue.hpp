@@ -100,7 +100,8 @@ class CalendarQueue {
     if (near_count_ == 0) return nullptr;
     const uint32_t at = static_cast<uint32_t>(cursor_ % kBuckets);
     const uint64_t ahead = occupied_ >> at;  // buckets at, at + 1, ..., kBuckets - 1
-    cursor_ += ahead ? __builtin_ctzll(ahead) : kBuckets - at + __builtin_ctzll(occupied_);
+    // Most often the cursor's bucket holds it (the cycle being written back).
+    if (!(ahead & 1)) cursor_ += ahead ? __builtin_ctzll(ahead) : kBuckets - at + __builtin_ctzll(occupied_);
     const Bucket& b = buckets_[cursor_ % kBuckets];
     return &b.entries[b.head];
   }
