@@ -18,6 +18,7 @@ L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_p
 uint64_t L2Slice::pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps,
                                std::vector<uint32_t>* waits) const {
   uint64_t latest = 0;
+  if (!sectors.any()) return latest;  // a miss of the whole line
   const SectorFill* fill = &fills_[size_t(entry) * sectors_per_line_];
   for (uint32_t s = 0; s < sectors_per_line_; ++s) {
     if (!sectors.test(s * sector_chunks_)) continue;
@@ -92,8 +93,11 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
   const uint64_t start = port_.reserve(arrival, needed.bytes()).start;
   const uint64_t lookup_done = start + hit_latency_ps_;
   const CacheTags::Result r = tags_.access_found(found, local_addr, chunks, /*allocate=*/true, /*dirty=*/is_write);
-  // A line allocated over a victim inherits none of the victim's fills.
-  if (r.allocated) record_fill(r.entry, tags_.line_mask(), SectorFill{});
+  // A line allocated over a victim inherits none of the victim's fills. A
+  // read miss records its own fill for the sectors it fetches (below): when
+  // they are the whole line, nothing of the victim's is left to clear.
+  if (r.allocated && (is_write || r.missing != tags_.line_mask()))
+    record_fill(r.entry, tags_.line_mask(), SectorFill{});
   uint64_t ready = lookup_done;
   if (r.sector_miss) ++counters_.sector_misses;
 

@@ -31,8 +31,11 @@ MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
   const uint32_t offset = static_cast<uint32_t>(req.addr % line_bytes_);
   ChunkMask chunks;
   if (req.chunks.any()) {
-    chunks = req.chunks.shifted_up(offset / ChunkMask::kChunkBytes);
-    if (req.bytes != req.chunks.bytes() || chunks.count() != req.chunks.count()) { ++errors_; return MemStatus::length_error; }
+    const uint32_t shift = offset / ChunkMask::kChunkBytes;
+    chunks = req.chunks.shifted_up(shift);
+    // `bytes` must be the chunks', and no chunk may be shifted out of the
+    // mask (shifting back gives them all).
+    if (req.bytes != req.chunks.bytes() || chunks.bits() >> shift != req.chunks.bits()) { ++errors_; return MemStatus::length_error; }
   } else {
     if (req.bytes == 0 || offset + req.bytes > line_bytes_) { ++errors_; return MemStatus::length_error; }
     chunks = ChunkMask::range(offset, req.bytes);

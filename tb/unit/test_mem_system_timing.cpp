@@ -182,5 +182,19 @@ TEST(MemoryTiming, AChunkMaskNamesNonContiguousSectorsAndTheirBytes) {
   EXPECT_EQ(m.access(r, done), MemStatus::length_error);
 }
 
+TEST(MemoryTiming, AChunkShiftedPastTheMaskIsRefused) {
+  // 1024 B lines: a mask's 32 chunks are the whole line, so from chunk 1 of
+  // a line, the mask's last chunk would be chunk 32: no such chunk.
+  GpuSpec spec;
+  spec.l2.line_bytes = 1024;
+  MemoryTiming m(spec);
+  uint64_t done = 0;
+  MemRequest r = read(0, 0x2020, 0, 64);
+  r.chunks = ChunkMask::from_bits(0x80000001u);
+  EXPECT_EQ(m.access(r, done), MemStatus::length_error);
+  r.chunks = ChunkMask::from_bits(0x40000001u);  // chunks 1 and 31: inside the line
+  EXPECT_EQ(m.access(r, done), MemStatus::ok);
+}
+
 }  // namespace
 }  // namespace smshare
