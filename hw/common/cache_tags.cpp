@@ -31,7 +31,7 @@ CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways, ui
   sets_ = static_cast<uint32_t>(size_bytes / set_bytes);
   ways_ = ways;
   const uint32_t sector = sector_bytes ? sector_bytes : line_bytes;
-  sector_chunks_ = (sector + ChunkMask::kChunkBytes - 1) / ChunkMask::kChunkBytes;
+  to_sectors_ = SectorRounding((sector + ChunkMask::kChunkBytes - 1) / ChunkMask::kChunkBytes);
   line_mask_ = ChunkMask::line(line_bytes);
   ways_store_.assign(size_t(sets_) * ways_, Way{});
   // Every way free: the list runs from the last way (newest) to way 0 (the

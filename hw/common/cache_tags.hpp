@@ -85,9 +85,9 @@ class CacheTags {
   void invalidate(uint64_t addr);
 
   // The sectors `chunks` touch, as chunks (whole sectors, within the line).
-  ChunkMask sectors_of(ChunkMask chunks) const { return chunks.widen(sector_chunks_) & line_mask_; }
+  ChunkMask sectors_of(ChunkMask chunks) const { return to_sectors_(chunks) & line_mask_; }
   ChunkMask line_mask() const { return line_mask_; }
-  uint32_t sector_bytes() const { return sector_chunks_ * ChunkMask::kChunkBytes; }
+  uint32_t sector_bytes() const { return to_sectors_.sector_chunks() * ChunkMask::kChunkBytes; }
   uint64_t line_of(uint64_t addr) const { return addr >> line_shift_; }
   uint32_t sets() const { return sets_; }
   uint32_t entries() const { return static_cast<uint32_t>(ways_store_.size()); }  // sets * ways
@@ -127,7 +127,7 @@ class CacheTags {
   uint32_t line_shift_ = 7;
   uint32_t sets_ = 1;
   uint32_t ways_ = 1;
-  uint32_t sector_chunks_ = 4;
+  SectorRounding to_sectors_{4};
   ChunkMask line_mask_;
   std::vector<SetOrder> order_;  // per set
   std::vector<Way> ways_store_;

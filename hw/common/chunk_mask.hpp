@@ -49,24 +49,8 @@ class ChunkMask {
   uint32_t end_bytes() const { return bits_ ? (32 - __builtin_clz(bits_)) * kChunkBytes : 0; }
 
   // Rounded out to whole sectors of `sector_chunks` chunks (a power of two):
-  // a sector is needed when any of its chunks is.
-  constexpr ChunkMask widen(uint32_t sector_chunks) const {
-    if (sector_chunks <= 1) return *this;
-    if (sector_chunks >= kMaxChunks) return ChunkMask(bits_ ? ~uint32_t{0} : 0);
-    const uint32_t group = (uint32_t{1} << sector_chunks) - 1;
-    const uint32_t firsts = ~uint32_t{0} / group;  // bit 0 of every sector
-    // A sector's last bit is set in `any` when any of its chunks is: adding
-    // `low` to its lower bits carries into the last one when one of them is
-    // set (without reaching the next sector: the sum is below 2^sector_chunks),
-    // and or-ing the chunks keeps a set last one. No loop, no branch: a
-    // cache widens every access's chunks.
-    const uint32_t last = firsts << (sector_chunks - 1);
-    const uint32_t low = ~last;
-    const uint32_t any = (((bits_ & low) + low) | bits_) & last;
-    // Multiplying the firsts by `group` fills each sector without carries,
-    // the sectors being disjoint.
-    return ChunkMask((any >> (sector_chunks - 1)) * group);
-  }
+  // a sector is needed when any of its chunks is. SectorRounding below.
+  constexpr ChunkMask widen(uint32_t sector_chunks) const;
   // The first chunk of every sector of `sector_chunks` chunks (a power of
   // two): a loop over `mask & sector_starts(n)`'s bits visits the sectors
   // `mask` starts, without stepping through the chunks in between.
@@ -90,5 +74,45 @@ class ChunkMask {
   constexpr explicit ChunkMask(uint32_t bits) : bits_(bits) {}
   uint32_t bits_ = 0;
 };
+
+// ChunkMask::widen(sector_chunks) with the constants of its sector size
+// worked out once: a cache rounds every access to the same sectors, and
+// working them out per access (a shift, a division, the branches for one
+// chunk and for the whole 32) cost about as much as the rounding itself.
+class SectorRounding {
+ public:
+  // `sector_chunks`: a power of two from 1 to ChunkMask::kMaxChunks.
+  constexpr explicit SectorRounding(uint32_t sector_chunks)
+      : last_(~uint32_t{0} / sector_fill(sector_chunks) << (sector_chunks - 1)),
+        shift_(sector_chunks - 1),
+        fill_(sector_fill(sector_chunks)) {}
+
+  constexpr uint32_t sector_chunks() const { return shift_ + 1; }
+  // The chunks of every sector `chunks` touches.
+  constexpr ChunkMask operator()(ChunkMask chunks) const {
+    // A sector's last bit is set in `any` when any of its chunks is: adding
+    // `low` to its lower bits carries into the last one when one of them is
+    // set (without reaching the next sector: the sum is below 2^sector_chunks),
+    // and or-ing the chunks keeps a set last one. No loop, no branch, and
+    // right for one-chunk sectors (no lower bits: `any` is the mask) and for
+    // a 32-chunk one (`any` is bit 31). Multiplying each sector's bit 0 by
+    // `fill_` fills the sector without carries, the sectors being disjoint.
+    const uint32_t bits = chunks.bits();
+    const uint32_t low = ~last_;
+    const uint32_t any = (((bits & low) + low) | bits) & last_;
+    return ChunkMask::from_bits((any >> shift_) * fill_);
+  }
+
+ private:
+  // Every chunk of one sector, as the low bits.
+  static constexpr uint32_t sector_fill(uint32_t sector_chunks) {
+    return sector_chunks >= ChunkMask::kMaxChunks ? ~uint32_t{0} : (uint32_t{1} << sector_chunks) - 1;
+  }
+  uint32_t last_;   // the last chunk of every sector
+  uint32_t shift_;  // from a sector's last chunk to its first
+  uint32_t fill_;
+};
+
+constexpr ChunkMask ChunkMask::widen(uint32_t sector_chunks) const { return SectorRounding(sector_chunks)(*this); }
 
 }  // namespace smshare
