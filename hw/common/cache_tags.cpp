@@ -63,10 +63,9 @@ void CacheTags::move_to_front(uint32_t entry, SetOrder& order) {
   order.newest = entry;
 }
 
-CacheTags::Result CacheTags::access_found(uint32_t found, uint64_t addr, ChunkMask chunks, bool allocate,
+CacheTags::Result CacheTags::access_found(uint32_t found, uint64_t addr, ChunkMask needed, bool allocate,
                                           bool dirty) {
   Result r;
-  const ChunkMask needed = sectors_of(chunks);
   const uint64_t line = addr >> line_shift_;
   SetOrder& order = order_[line & (sets_ - 1)];
   if (found != kAbsent) {

@@ -80,7 +80,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
   // One search of the set serves both the miss test and the access (nothing
   // below changes the tags before it).
   const uint32_t found = tags_.find(local_addr);
-  if (!is_write && miss_can_stall() && tags_.missing_at(found, chunks).any()) {
+  if (!is_write && miss_can_stall() && tags_.missing_at(found, needed).any()) {
     // A read miss: it reaches the tags when the port is free, and is
     // accepted there only with an MSHR free and room in the DRAM queue
     // when it is sent, hit_latency later.
@@ -92,7 +92,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
   }
   const uint64_t start = port_.reserve(arrival, needed.bytes()).start;
   const uint64_t lookup_done = start + hit_latency_ps_;
-  const CacheTags::Result r = tags_.access_found(found, local_addr, chunks, /*allocate=*/true, /*dirty=*/is_write);
+  const CacheTags::Result r = tags_.access_found(found, local_addr, needed, /*allocate=*/true, /*dirty=*/is_write);
   // A line allocated over a victim inherits none of the victim's fills. A
   // read miss records its own fill for the sectors it fetches (below): when
   // they are the whole line, nothing of the victim's is left to clear.

@@ -20,17 +20,17 @@ void L1DataCache::flush() {
 
 uint64_t L1DataCache::accept_cycle(uint64_t line, ChunkMask chunks, uint64_t cycle) {
   if (!tags_ || !mshrs_.limited()) return cycle;
-  return accept_found(tags_->find(line), chunks, cycle);
+  return accept_found(tags_->find(line), tags_->sectors_of(chunks), cycle);
 }
 
-uint64_t L1DataCache::accept_found(uint32_t found, ChunkMask chunks, uint64_t cycle) {
-  return tags_->missing_at(found, chunks).any() ? mshrs_.free_at(cycle) : cycle;
+uint64_t L1DataCache::accept_found(uint32_t found, ChunkMask needed, uint64_t cycle) {
+  return tags_->missing_at(found, needed).any() ? mshrs_.free_at(cycle) : cycle;
 }
 
 L1DataCache::Lookup L1DataCache::load(uint64_t line, ChunkMask chunks, uint64_t cycle,
                                       std::vector<uint32_t>* undecided) {
   if (!tags_) return {false, 0, chunks};
-  return load_found(tags_->find(line), line, chunks, cycle, undecided);
+  return load_found(tags_->find(line), line, tags_->sectors_of(chunks), cycle, undecided);
 }
 
 uint64_t L1DataCache::load_if_accepted(uint64_t line, ChunkMask chunks, uint64_t cycle, Lookup& lookup,
@@ -40,18 +40,19 @@ uint64_t L1DataCache::load_if_accepted(uint64_t line, ChunkMask chunks, uint64_t
     return cycle;
   }
   const uint32_t found = tags_->find(line);
+  const ChunkMask needed = tags_->sectors_of(chunks);
   if (mshrs_.limited()) {
-    const uint64_t accept = accept_found(found, chunks, cycle);
+    const uint64_t accept = accept_found(found, needed, cycle);
     if (accept > cycle) return accept;
   }
-  lookup = load_found(found, line, chunks, cycle, undecided);
+  lookup = load_found(found, line, needed, cycle, undecided);
   return cycle;
 }
 
-L1DataCache::Lookup L1DataCache::load_found(uint32_t found, uint64_t line, ChunkMask chunks, uint64_t cycle,
+L1DataCache::Lookup L1DataCache::load_found(uint32_t found, uint64_t line, ChunkMask needed, uint64_t cycle,
                                             std::vector<uint32_t>* undecided) {
-  const CacheTags::Result r = tags_->access_found(found, line, chunks, /*allocate=*/true);
-  const ChunkMask present = tags_->sectors_of(chunks).minus(r.missing);
+  const CacheTags::Result r = tags_->access_found(found, line, needed, /*allocate=*/true);
+  const ChunkMask present = needed.minus(r.missing);
   // The sectors already here: at the hit latency, or with their fill if it
   // is still on its way.
   uint64_t ready = present.any() ? cycle + spec_.hit_latency : 0;

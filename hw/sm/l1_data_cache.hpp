@@ -107,9 +107,10 @@ class L1DataCache {
 
  private:
   // accept_cycle() with limited MSHRs and load() of the line the tags hold
-  // in entry `found` (CacheTags::find), with tags_ present.
-  uint64_t accept_found(uint32_t found, ChunkMask chunks, uint64_t cycle);
-  Lookup load_found(uint32_t found, uint64_t line, ChunkMask chunks, uint64_t cycle, std::vector<uint32_t>* undecided);
+  // in entry `found` (CacheTags::find), with tags_ present, for the `needed`
+  // sectors (CacheTags::sectors_of: rounded once for both).
+  uint64_t accept_found(uint32_t found, ChunkMask needed, uint64_t cycle);
+  Lookup load_found(uint32_t found, uint64_t line, ChunkMask needed, uint64_t cycle, std::vector<uint32_t>* undecided);
   // Fills in flight are kept per sector, keyed by the sector's address.
   uint64_t sector_bytes() const { return spec_.sector_bytes ? spec_.sector_bytes : spec_.line_bytes; }
 
