@@ -30,6 +30,8 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
   num_units_ = static_cast<uint32_t>(units_.size());
   pool_begin_[kNumExecUnits] = num_units_;
   reading_ = collected_ = bit_words(num_units_);
+  for (unsigned u = 0; u < kNumExecUnits; ++u)
+    for (uint32_t i = pool_begin_[u]; i < pool_begin_[u + 1] && i < 64; ++i) pool_units_[u] |= uint64_t{1} << i;
 }
 
 bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
@@ -96,9 +98,17 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
     return read_units(cycle, step, arbitrator, [banks](const CollectorUnit& c, uint32_t i) {
       return RegisterRoute::interleaved(c.warp, c.operands[i], banks);
     });
-  return read_units(cycle, step, arbitrator, [&route, cycle](const CollectorUnit& c, uint32_t i) {
-    return route.route_of(c.warp, c.operands[i], /*is_write=*/false, cycle);
-  });
+  uint32_t most_extra_cycles = 0;  // for delayed_reads_ready_by_ (an ungranted read's count only widens the bound)
+  const ReadResult result =
+      read_units(cycle, step, arbitrator, [&route, cycle, &most_extra_cycles](const CollectorUnit& c, uint32_t i) {
+        const OperandRoute r = route.route_of(c.warp, c.operands[i], /*is_write=*/false, cycle);
+        most_extra_cycles = std::max<uint32_t>(most_extra_cycles, r.extra_cycles);
+        return r;
+      });
+  if (most_extra_cycles > 0)
+    delayed_reads_ready_by_ = std::max<uint64_t>(
+        delayed_reads_ready_by_, time(cycle, step) + 1 + uint64_t{most_extra_cycles} * steps_per_cycle_);
+  return result;
 }
 
 template <class RouteOf>

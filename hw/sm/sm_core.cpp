@@ -844,7 +844,11 @@ void SmCore::execute() {
 // step dispatches ready collector units into OC_EX, reads, then allocates
 // units to the oldest instructions of ID_OC, so an instruction allocated in
 // a step reads from the next one and leaves the step after its last read.
-void SmCore::collect_operands() {
+// Compiled into tick(), its one caller, like fetch(): left to the link-time
+// inliner it was taken out of tick() when dispatch() learned to pass over
+// full OC_EX registers (+9.4 M host instructions on hotspot, +69 M on the
+// bench trace).
+[[gnu::always_inline]] inline void SmCore::collect_operands() {
   if (collectors_.busy_units() == 0 && staged(id_oc_) == 0) return;
   for (uint32_t step = 0; step < collectors_.steps_per_cycle(); ++step) {
     dispatch_to_oc_ex(step);
@@ -878,7 +882,7 @@ void SmCore::dispatch_to_oc_ex(uint32_t step) {
         progress_ = true;
         return true;
       },
-      step);
+      [this](ExecUnit unit) { return oc_ex_[static_cast<unsigned>(unit)].has_free(); }, step);
   note_wake(next_ready);
 }
 

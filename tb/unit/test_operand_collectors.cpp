@@ -164,6 +164,30 @@ TEST_F(CollectorsTest, DispatchOffersReadyUnitsInUnitOrderAndFreesThoseThatLeave
   EXPECT_EQ(oc.probes().busy_units, 0u);
 }
 
+TEST_F(CollectorsTest, APoolThatTakesNoneIsPassedOverOnlyOnceNoUnitWaitsForItsOperands) {
+  // SP unit 0 reads r1 in cycle 1 through 2 extra route cycles (ready at
+  // 4); SP unit 1 and SFU unit 6 have nothing to read (ready at 1). The SP
+  // pool takes none (its OC_EX register full): while unit 0 waits, its
+  // ready time is still the wake-up, so the pool is offered; from cycle 4
+  // it is passed over.
+  route.extra = 2;
+  ASSERT_TRUE(oc.allocate(warp, alu({1}), 0));
+  ASSERT_TRUE(oc.allocate(warp, alu({}), 0));
+  ASSERT_TRUE(oc.allocate(warp, alu({}, OpClass::Sfu), 0));
+  read(1);
+  std::vector<size_t> offered;
+  const auto refuse = [&](const OperandCollectors::CollectorUnit& c) {
+    offered.push_back(static_cast<size_t>(&c - oc.units().data()));
+    return false;
+  };
+  const auto sp_full = [](ExecUnit u) { return u != ExecUnit::Sp; };
+  EXPECT_EQ(oc.dispatch(2, refuse, sp_full, 0), 4u);
+  EXPECT_EQ(offered, (std::vector<size_t>{1, 6}));
+  offered.clear();
+  EXPECT_EQ(oc.dispatch(4, refuse, sp_full, 0), OperandCollectors::kNever);
+  EXPECT_EQ(offered, std::vector<size_t>{6});
+}
+
 TEST(ExecUnitOf, SfuToTheSfusMemoryToTheLdstUnitTheRestToTheSps) {
   for (unsigned k = 0; k < kNumOpClasses; ++k) {
     const auto op = static_cast<OpClass>(k);
