@@ -1214,8 +1214,9 @@ void SmCore::decode() {
 // otherwise the next warp in round-robin order with an empty buffer reads
 // its next group from the program and looks up its first PC.
 // Compiled into tick(), its one caller: left to the link-time inliner, whether
-// it was inlined turned on unrelated edits elsewhere in the SM and moved
-// about 20 M host instructions on hotspot each time.
+// it was inlined turned on unrelated edits elsewhere in the SM, and each flip
+// moved 7 to 11 M host instructions on hotspot and up to 65 M on the bench
+// trace (docs/performance.md, "An inlining cliff").
 [[gnu::always_inline]] inline void SmCore::fetch() {
   uint32_t slots = spec_.fetch_per_cycle;
   while (slots > 0 && !fill_waits_.empty() && fill_waits_.top().ready <= now_) {
