@@ -148,7 +148,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       warps_(slots.warps),
       ctas_(slots.ctas),
       line_bytes_(request_line_bytes(gpu)),
-      sector_chunks_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
+      line_chunks_(ChunkMask::line(line_bytes_)),
+      to_sectors_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
       pipelined_(spec_.pipeline_registers),
       // GPGPU-Sim: a result enters EX_WB (an ALU's) or the LDST unit's
       // writeback register m_next_wb the cycle after it is ready, and the
@@ -524,7 +525,7 @@ void SmCore::ldst_step() {
     const LineAccess& access = ldst_.lines[ldst_.next_line];
     const uint64_t line = access.line;
     // Whole sectors of what the lanes touch (the whole line when not sectored).
-    const ChunkMask sectors = access.chunks.widen(sector_chunks_) & ChunkMask::line(line_bytes_);
+    const ChunkMask sectors = to_sectors_(access.chunks) & line_chunks_;
     L1DataCache::Lookup l1{};
     if (load) {
       // A miss finding every L1 MSHR held waits, with the rest of the
@@ -635,7 +636,7 @@ void SmCore::record_read(uint32_t token, bool icache, uint64_t line, ChunkMask s
 
 uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) {
   const uint32_t token = take_read_token();
-  const uint64_t ready = memory_.access(line_addr, ChunkMask::line(line_bytes_), is_write, cycle, token);
+  const uint64_t ready = memory_.access(line_addr, line_chunks_, is_write, cycle, token);
   if (ready != GlobalMemoryPort::kDeferred || is_write) {
     free_reads_.push_back(token);
     // A write held at the L2 (FR-FCFS) is never acknowledged: nothing waits for it.

@@ -550,9 +550,11 @@ class SmCore : private MechanismMemoryPort {
     uint64_t seq = 0;
   } later_load_;
   uint32_t line_bytes_;
-  // Sectors of the transactions the SM sends below, in chunks: the L1's, or
-  // the L2's without an L1 (the whole line when not sectored).
-  uint32_t sector_chunks_;
+  ChunkMask line_chunks_;  // ChunkMask::line(line_bytes_)
+  // Rounds to the sectors of the transactions the SM sends below: the L1's,
+  // or the L2's without an L1 (the whole line when not sectored). Worked
+  // out once, as the caches do (SectorRounding).
+  SectorRounding to_sectors_;
 
   // sm.pipeline_registers: GPGPU-Sim's ID_OC and OC_EX registers per unit
   // type, as wide as the type has pipelines (GTX480: 2 SP, 1 SFU, 1 LDST);
