@@ -168,6 +168,7 @@ class OperandCollectors {
   // Per pool, bit i for its unit pool_begin_[u] + i: the units not busy, and
   // the units a warp of home 0 or 1 may take (all of them without a split).
   std::array<uint64_t, kNumExecUnits> free_{};
+  std::array<std::array<uint64_t, 2>, kNumExecUnits> home_units_{};
   // Per pool, its units among the first 64 (the first word of a set over the
   // unit numbers): dispatch passes over a pool by them.
   std::array<uint64_t, kNumExecUnits> pool_units_{};
@@ -179,7 +180,6 @@ class OperandCollectors {
   // a pool whose units cannot leave without losing a ready time (4.7 M of
   // the bench trace's 6.6 M offers were refused for a full OC_EX register).
   uint64_t delayed_reads_ready_by_ = 0;
-  std::array<std::array<uint64_t, 2>, kNumExecUnits> home_units_{};
   uint64_t allocations_ = 0;
   Probes probes_;
 };
