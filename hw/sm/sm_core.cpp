@@ -611,7 +611,14 @@ void SmCore::finish_load_with(uint32_t warp, const WarpInstruction& inst, uint64
     id = free_deferred_loads_.back();
     free_deferred_loads_.pop_back();
   }
-  deferred_loads_[id] = {warp, inst, ready, static_cast<uint32_t>(undecided.size())};
+  DeferredLoad& load = deferred_loads_[id];
+  load.warp = warp;
+  // Its completion reads the destinations only: the 256 bytes of lane
+  // addresses stay behind (a whole copy, twice through a temporary, was
+  // about 100 host instructions a deferred load).
+  copy_without_addresses(load.inst, inst);
+  load.ready = ready;
+  load.waiting = static_cast<uint32_t>(undecided.size());
   for (uint32_t token : undecided) reads_[token].loads.push_back(id);
   undecided.clear();
 }

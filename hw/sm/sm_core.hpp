@@ -517,7 +517,7 @@ class SmCore : private MechanismMemoryPort {
   };
   struct DeferredLoad {
     uint32_t warp = 0;
-    WarpInstruction inst;
+    WarpInstruction inst;   // its lane addresses are not kept (copy_without_addresses)
     uint64_t ready = 0;     // the latest data time known so far
     uint32_t waiting = 0;   // deferred reads still to come
   };
