@@ -5,6 +5,10 @@
 
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "hw/common/error.hpp"
 
 namespace smshare {
@@ -29,11 +33,13 @@ CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways, ui
   line_shift_ = 0;
   while ((1u << line_shift_) < line_bytes) ++line_shift_;
   sets_ = static_cast<uint32_t>(size_bytes / set_bytes);
+  while ((1u << set_shift_) < sets_) ++set_shift_;
   ways_ = ways;
   const uint32_t sector = sector_bytes ? sector_bytes : line_bytes;
   to_sectors_ = SectorRounding((sector + ChunkMask::kChunkBytes - 1) / ChunkMask::kChunkBytes);
   line_mask_ = ChunkMask::line(line_bytes);
   ways_store_.assign(size_t(sets_) * ways_, Way{});
+  fingerprints_.assign(ways_store_.size() + kFingerprintGroup - 1, fingerprint(kNoLine));
   // Every way free: the list runs from the last way (newest) to way 0 (the
   // victim), the free ways' increasing order from its end.
   order_.resize(sets_);
@@ -96,12 +102,29 @@ CacheTags::Result CacheTags::access_found(uint32_t found, uint64_t addr, ChunkMa
   // the first free way it was (or the only one: the victim was held) stays
   // last.
   const bool holds = needed.any();
-  victim->tag = holds ? line : kNoLine;
+  set_tag(entry, holds ? line : kNoLine);
   victim->valid = needed;
   victim->dirty = dirty ? needed : ChunkMask();
   if (holds) make_newest(entry, order);
   return r;
 }
+
+#if defined(__SSE2__)
+uint32_t CacheTags::find_by_fingerprint(uint64_t line, size_t first) const {
+  const __m128i key = _mm_set1_epi8(static_cast<char>(fingerprint(line)));
+  const Way* set = &ways_store_[first];
+  for (uint32_t group = 0; group < ways_; group += kFingerprintGroup) {
+    const __m128i prints = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&fingerprints_[first + group]));
+    uint32_t match = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(prints, key)));
+    if (ways_ - group < kFingerprintGroup) match &= (1u << (ways_ - group)) - 1;  // the set's last ways
+    for (; match; match &= match - 1) {
+      const uint32_t w = group + static_cast<uint32_t>(__builtin_ctz(match));
+      if (set[w].tag == line) return static_cast<uint32_t>(first + w);  // tags in a set are distinct
+    }
+  }
+  return kAbsent;
+}
+#endif
 
 bool CacheTags::hit_line_at(uint32_t entry, uint64_t addr) {
   Way& way = ways_store_[entry];
@@ -116,7 +139,7 @@ void CacheTags::invalidate(uint64_t addr) {
   if (found == kAbsent) return;
   // Dirty data is dropped: flushing it first is the owner's job.
   Way& way = ways_store_[found];
-  way.tag = kNoLine;
+  set_tag(found, kNoLine);
   way.valid = ChunkMask();
   way.dirty = ChunkMask();
   // Free now: it joins the free ways at the list's end, keeping them in

@@ -272,18 +272,20 @@ class StampedTags {
   std::vector<Way> store_;
 };
 
-TEST(CacheTags, ReplacementMatchesLeastRecentlyUsedByStamps) {
-  // 2 sets x 8 ways of 128 B lines in 32 B sectors, 40 lines competing:
-  // sets fill, overflow and are emptied again by invalidations.
-  CacheTags tags(2 * 8 * 128, 128, 8, 32);
-  StampedTags model(2, 8, 128, 1);
+// Replays 200 k random operations on `sets` x `ways` lines of 128 B in 32 B
+// sectors against the model; `line_of(draw)` picks each access's line number
+// (`draw` gives a random number below its argument).
+template <class LineOf>
+void replay_against_stamps(uint32_t sets, uint32_t ways, LineOf line_of) {
+  CacheTags tags(sets * ways * 128, 128, ways, 32);
+  StampedTags model(sets, ways, 128, 1);
   uint64_t seed = 12345;
   auto next = [&seed](uint32_t n) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<uint32_t>((seed >> 33) % n);
   };
   for (int step = 0; step < 200000; ++step) {
-    const uint64_t addr = uint64_t(next(40)) * 128 + next(128);
+    const uint64_t addr = line_of(next) * 128 + next(128);
     const ChunkMask chunks = ChunkMask::from_bits(next(8) == 0 ? 0 : next(16));
     const uint32_t op = next(16);
     if (op == 0) {
@@ -314,6 +316,23 @@ TEST(CacheTags, ReplacementMatchesLeastRecentlyUsedByStamps) {
       ASSERT_EQ(got.entry, want.entry) << "step " << step;
     }
   }
+}
+
+TEST(CacheTags, ReplacementMatchesLeastRecentlyUsedByStamps) {
+  // 2 sets x 8 ways, 40 lines competing: sets fill, overflow and are
+  // emptied again by invalidations.
+  replay_against_stamps(2, 8, [](auto draw) { return uint64_t(draw(40)); });
+}
+
+TEST(CacheTags, WideSetsFindTheirLinesThroughCollidingFingerprints) {
+  // Sets wider than kScannedWays are searched by a byte per way, the tag's
+  // bits above the set index: lines 512 apart in one set share that byte.
+  // 64 lines (8 per byte value) compete for 2 sets of 16, 24 (a set's last
+  // group of 16 holds 8 of the next set's ways) and 64 ways.
+  const auto colliding = [](auto draw) { return uint64_t(draw(8)) * 512 + draw(8); };
+  replay_against_stamps(2, 16, colliding);
+  replay_against_stamps(2, 24, colliding);
+  replay_against_stamps(2, 64, colliding);
 }
 
 TEST(ChunkMask, WidenRoundsEveryMaskOutToWholeSectors) {
