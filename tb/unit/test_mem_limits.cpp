@@ -5,6 +5,7 @@
 // hw/mem/l2_slice.hpp and hw/mem/dram_channel.hpp.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <vector>
 
 #include "../common/fixed_latency_memory.hpp"
@@ -44,6 +45,43 @@ TEST(SlotPool, TheExtraMissWaitsForTheFirstRelease) {
   f.hold(200, 500);
   EXPECT_EQ(f.free_at(201), 300u);
   EXPECT_EQ(f.held(300), 1u);  // released at its return time
+}
+
+TEST(SlotPool, ReleasesInAnyOrderAsAMultisetOfTimes) {
+  // The pool keeps its release times in a ring in increasing order: holds
+  // and decisions in random order, far more than its first ring of 16
+  // (it grows) and wrapping around it, against a sorted list.
+  SlotPool f(40);
+  std::multiset<uint64_t> held;
+  uint32_t undecided = 0;
+  uint64_t seed = 99;
+  auto next = [&seed](uint32_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>((seed >> 33) % n);
+  };
+  uint64_t now = 0;
+  for (int step = 0; step < 20000; ++step) {
+    now += next(3);
+    held.erase(held.begin(), held.upper_bound(now));
+    const uint64_t want = held.size() + undecided < 40 ? now : held.empty() ? SlotPool::kUndecided : *held.begin();
+    ASSERT_EQ(f.free_at(now), want) << "step " << step;
+    if (want != now) continue;
+    const uint32_t op = next(4);
+    if (op == 0) {
+      f.hold_undecided();
+      ++undecided;
+    } else if (op == 1 && undecided) {
+      const uint64_t release = now + next(200);
+      f.decide(release);
+      --undecided;
+      held.insert(release);
+    } else {
+      const uint64_t release = now + 1 + next(200);
+      f.hold(now, release);
+      held.insert(release);
+    }
+    ASSERT_EQ(f.held(now), held.size() + undecided) << "step " << step;
+  }
 }
 
 // --- L1: a miss that finds every MSHR held is not accepted.
