@@ -108,7 +108,10 @@ uint64_t SmModule::access(uint64_t line_addr, ChunkMask chunks, bool is_write, u
 
 uint64_t SmModule::access_or_later(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle,
                                    uint64_t token) {
-  if (!turn_ || !turn_->answers_later()) return access(line_addr, chunks, is_write, cycle, token);
+  // Ticked on the main thread alone (the usual run): straight to the socket,
+  // as access() would go.
+  if (!turn_) return transport(line_addr, chunks, is_write, cycle, token);
+  if (!turn_->answers_later()) return access(line_addr, chunks, is_write, cycle, token);
   later_requests_.push_back({line_addr, chunks, is_write, cycle, token});
   return kLater;
 }
