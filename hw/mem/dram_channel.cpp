@@ -87,9 +87,16 @@ void DramChannelTiming::enqueue(uint64_t sent_ps, uint64_t local_addr, bool is_w
   r.token = token;
   queue_.add(r);
   refresh_take(r.bank);
-  // The next decision stays the same unless this request's bank could now take one no later.
+  // The next decision stays the same unless this request's bank could now
+  // take one no later; taking one sooner than every other bank, it decides
+  // next (no tie to break by age); at the same time, the banks are searched.
   const uint64_t t = bank_take_ps_[r.bank];
-  if (!(next_known_ && next_found_ && t > next_take_ps_)) next_known_ = false;
+  if (!next_known_ || !next_found_ || t == next_take_ps_) {
+    next_known_ = false;
+  } else if (t < next_take_ps_) {
+    next_bank_ = r.bank;
+    next_take_ps_ = t;
+  }
 }
 
 void DramChannelTiming::find_next() const {

@@ -94,6 +94,22 @@ TEST(DramFrfcfs, ABankDecidesOnlyAmongRequestsThatHaveArrived) {
   EXPECT_EQ(ch.counters().reordered, 0u);
 }
 
+TEST(DramFrfcfs, ARequestItsBankTakesBeforeTheKnownNextDecisionDecidesNext) {
+  // The channel keeps its next decision until the queue changes: a request
+  // whose bank takes it sooner than any other bank takes one is the next.
+  DramChannelTiming ch(frfcfs_spec(), 128);
+  ch.enqueue(0, 0, false, 128, 0);  // W: activate 0, column 12
+  ASSERT_EQ(ch.decide().token, 0u);
+  ch.enqueue(0, kRowA, false, 128, 1);  // A: bank 0 takes it when free, at its column time
+  EXPECT_EQ(ch.next_decision_ps(), 12 * kNs);
+  constexpr uint64_t kBank1 = 1024;  // page 1: bank 1, row 0
+  ch.enqueue(5 * kNs, kBank1, false, 128, 2);  // D: bank 1 is free, it takes D on arrival
+  EXPECT_EQ(ch.next_decision_ps(), 5 * kNs);
+  EXPECT_EQ(ch.decide().token, 2u);
+  EXPECT_EQ(ch.next_decision_ps(), 12 * kNs);
+  EXPECT_EQ(ch.decide().token, 1u);
+}
+
 TEST(DramFrfcfs, AFullQueueKeepsLaterRequestsAtItsDoor) {
   // Depth 1 (gpgpu_frfcfs_dram_sched_queue_size 1): the bank only ever sees
   // the oldest request, so the order is arrival order.
