@@ -600,9 +600,12 @@ void SmCore::finish_load_with(uint32_t warp, const WarpInstruction& inst, uint64
     else schedule_completion(warp, inst, ready, true, seq);
     return;
   }
-  // Its data is back with the last of the reads whose return is not decided yet.
-  std::sort(undecided.begin(), undecided.end());
-  undecided.erase(std::unique(undecided.begin(), undecided.end()), undecided.end());
+  // Its data is back with the last of the reads whose return is not decided
+  // yet, each counted once (a single one, a load of one line, needs no sort).
+  if (undecided.size() > 1) {
+    std::sort(undecided.begin(), undecided.end());
+    undecided.erase(std::unique(undecided.begin(), undecided.end()), undecided.end());
+  }
   uint32_t id;
   if (free_deferred_loads_.empty()) {
     id = static_cast<uint32_t>(deferred_loads_.size());
