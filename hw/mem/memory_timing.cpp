@@ -141,10 +141,17 @@ void MemoryTiming::channel_changed(uint32_t c) {
   if (t < first || (t == first && c < next_channel_)) {
     next_channel_ = c;
   } else if (c == next_channel_ && t != first) {
-    // The first channel now decides later: another may be first.
-    next_channel_ = 0;
-    for (uint32_t i = 1; i < decision_ps_.size(); ++i)
-      if (decision_ps_[i] < decision_ps_[next_channel_]) next_channel_ = i;
+    // The first channel now decides later: another may be first. (On
+    // locals: the member was stored and read back at every channel.)
+    uint32_t best = 0;
+    uint64_t best_t = decision_ps_[0];
+    for (uint32_t i = 1; i < decision_ps_.size(); ++i) {
+      if (decision_ps_[i] < best_t) {
+        best = i;
+        best_t = decision_ps_[i];
+      }
+    }
+    next_channel_ = best;
   }
 }
 
