@@ -134,8 +134,7 @@ uint32_t MemoryTiming::new_fill_id() {
   return static_cast<uint32_t>(fills_.size() - 1);
 }
 
-void MemoryTiming::channel_changed(uint32_t c) {
-  const uint64_t t = dram_[c]->next_decision_ps();
+void MemoryTiming::channel_moved(uint32_t c, uint64_t t) {
   const uint64_t first = decision_ps_[next_channel_];
   decision_ps_[c] = t;
   if (t < first || (t == first && c < next_channel_)) {

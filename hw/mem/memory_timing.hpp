@@ -151,8 +151,16 @@ class MemoryTiming {
               std::vector<MemCompletion>* out);
   void complete(uint32_t r, std::vector<MemCompletion>& out);
   // Channel c's queue or banks changed (a request queued, a decision
-  // taken): refreshes its next decision and the earliest of all.
-  void channel_changed(uint32_t c);
+  // taken): refreshes its next decision and the earliest of all. Inline
+  // up to the common answer, the channel's next decision unchanged (a
+  // request queued behind others, nothing drained after a fill): then
+  // nothing else changes either.
+  void channel_changed(uint32_t c) {
+    const uint64_t t = dram_[c]->next_decision_ps();
+    if (t != decision_ps_[c]) channel_moved(c, t);
+  }
+  // Channel c's next decision is now at `t`.
+  void channel_moved(uint32_t c, uint64_t t);
 
   bool frfcfs_;
   uint64_t decision_lead_ps_;
