@@ -89,9 +89,7 @@ L1DataCache::Lookup L1DataCache::load_found(uint32_t found, uint64_t line, Chunk
 
 void L1DataCache::fill_in_flight(uint64_t line, ChunkMask sectors, uint64_t ready, uint64_t cycle) {
   if (!tags_) return;
-  // Entries whose data has arrived are dropped now and then: the table only
-  // needs the fills in flight (at most a few hundred).
-  if (fill_ready_.size() >= 4096) fill_ready_.erase_if([cycle](uint64_t ready) { return ready <= cycle; });
+  forget_arrived_fills(cycle);
   for_each_sector(line, sectors, [&](uint64_t sector) { fill_ready_.set(sector, ready); });
   mshrs_.hold(cycle, ready);
 }
@@ -105,8 +103,9 @@ void L1DataCache::fill_requested(uint64_t line, ChunkMask sectors, uint32_t fill
   mshrs_.hold_undecided();
 }
 
-void L1DataCache::fill_decided(uint64_t line, ChunkMask sectors, uint32_t fill, uint64_t ready) {
+void L1DataCache::fill_decided(uint64_t line, ChunkMask sectors, uint32_t fill, uint64_t ready, uint64_t cycle) {
   if (!tags_) return;
+  forget_arrived_fills(cycle);
   for_each_sector(line, sectors, [&](uint64_t sector) {
     // A store since evicted the line, or a later miss refetches it: the entry is no longer this read's.
     uint32_t* u = undecided_.find(sector);

@@ -91,8 +91,9 @@ class L1DataCache {
   // dram.scheduler: frfcfs. The `sectors` of `line` that missed are being
   // filled by read `fill`, whose return is decided later (it holds an MSHR).
   void fill_requested(uint64_t line, ChunkMask sectors, uint32_t fill);
-  // Read `fill` of those sectors returns in `ready` (decided in `cycle` or before).
-  void fill_decided(uint64_t line, ChunkMask sectors, uint32_t fill, uint64_t ready);
+  // Read `fill` of those sectors returns in `ready`; `cycle` is the current
+  // cycle (or an earlier one: the SM's last).
+  void fill_decided(uint64_t line, ChunkMask sectors, uint32_t fill, uint64_t ready, uint64_t cycle);
   // A store to `line` (write-evict).
   void store(uint64_t line);
 
@@ -106,6 +107,13 @@ class L1DataCache {
   void collect(ActivityCounters& out) const;
 
  private:
+  // Entries whose data has arrived by `cycle` are dropped now and then, before
+  // a fill's entry is added: the table only needs the fills in flight (at
+  // most a few hundred). (Under FR-FCFS nothing else dropped the entries of
+  // lines not loaded again: the tables grew all kernel long.)
+  void forget_arrived_fills(uint64_t cycle) {
+    if (fill_ready_.size() >= 4096) fill_ready_.erase_if([cycle](uint64_t ready) { return ready <= cycle; });
+  }
   // accept_cycle() with limited MSHRs and load() of the line the tags hold
   // in entry `found` (CacheTags::find), with tags_ present, for the `needed`
   // sectors (CacheTags::sectors_of: rounded once for both).

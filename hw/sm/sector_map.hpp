@@ -56,16 +56,19 @@ class SectorMap {
   }
   // Erases the value `found` points to (a find() answer, no set() or erase() since).
   void erase_found(Value* found) { erase_slot(static_cast<size_t>(found - values_.data())); }
-  // Erases every entry whose value satisfies `drop`, in place. After an
-  // erase the slot is looked at again: the backward shift only moves
-  // entries from later in the probe run into it, so none is skipped (one
-  // moved back across the table's end is looked at twice, harmlessly).
+  // Erases every entry whose value satisfies `drop` (the L1 drops the fills
+  // that have arrived, most of the table), keeping the table's size: the
+  // others are put into a cleared table. (Erasing in place shifted a probe
+  // run back at every erase.)
   template <typename Drop>
   void erase_if(Drop drop) {
-    for (size_t i = 0; i < keys_.size();) {
-      if (keys_[i] != kEmpty && drop(values_[i])) erase_slot(i);
-      else ++i;
-    }
+    std::vector<uint64_t> keys(keys_.size(), kEmpty);
+    std::vector<Value> values(keys.size());
+    keys.swap(keys_);
+    values.swap(values_);
+    size_ = 0;
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] != kEmpty && !drop(values[i])) set(keys[i], values[i]);
   }
 
  private:

@@ -737,7 +737,7 @@ uint64_t SmCore::memory_response(uint64_t token, uint64_t cycle) {
     // The warps waiting for it fetch in the order they missed, as with a decided fill.
     for (const FillWaitTicket& t : r.fetches) fill_waits_.push({cycle, t.seq, t.warp});
   } else {
-    l1d_.fill_decided(r.line, r.sectors, static_cast<uint32_t>(token), cycle);
+    l1d_.fill_decided(r.line, r.sectors, static_cast<uint32_t>(token), cycle, now_);
     // An LDST unit waiting for an MSHR looks again when this one is released: it may be the first.
     if (ldst_.mshr_wait_until > cycle) ldst_.mshr_wait_until = cycle;
     // The load the LDST unit is still sending may wait for this read (its
