@@ -204,7 +204,10 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   if (resident_ctas_ != 0 || !completions_.empty() || ldst_.busy || reads_in_flight_ != 0)
     throw std::logic_error("SmCore::begin_kernel: the previous kernel has not drained");
   kernel_ = &kernel;
+  settle_residency();  // the allocation's tracking may change with the mechanism
   mechanism_ = std::move(mechanism);
+  allocation_tracked_ = mechanism_.admission->allocation_changes_only_on_admit_and_release();
+  track_allocation();
   arbitrator_.set_banks(BankGroup::OperandCache, mechanism_.operand_cache_banks);
   collectors_.set_home_split(mechanism_.own_collector_units);
   mechanism_.hooks->bind(arbitrator_);
@@ -235,7 +238,9 @@ bool SmCore::launch_one_cta() {
   if (turn_) turn_->await(sm_id_);  // the dispatcher deals CTAs to SMs in SM order within a cycle
   if (!dispatcher_->has_next()) return false;
   CtaAllocation alloc;
+  settle_residency();
   if (!mechanism_.admission->try_admit(cta_slot, alloc)) return false;
+  track_allocation();
 
   Cta& cta = ctas_[cta_slot];
   cta.valid = true;
@@ -317,10 +322,28 @@ void SmCore::account_gap(uint64_t cycles) {
 
 void SmCore::accumulate_residency(uint64_t cycles) {
   stats_.active_cycles += cycles;
-  stats_.resident_cta_cycles += cycles * resident_ctas_;
-  stats_.resident_warp_cycles += cycles * resident_warps_;
+  if (allocation_tracked_) return;
   stats_.rf_allocated_cycles += cycles * mechanism_.admission->registers_allocated();
   stats_.smem_allocated_cycles += cycles * mechanism_.admission->smem_allocated();
+}
+
+void SmCore::settle_residency() {
+  add_residency(stats_, stats_.active_cycles - residency_settled_at_);
+  residency_settled_at_ = stats_.active_cycles;
+}
+
+void SmCore::add_residency(SmStats& s, uint64_t cycles) const {
+  s.resident_cta_cycles += cycles * resident_ctas_;
+  s.resident_warp_cycles += cycles * resident_warps_;
+  if (!allocation_tracked_) return;
+  s.rf_allocated_cycles += cycles * registers_allocated_;
+  s.smem_allocated_cycles += cycles * smem_allocated_;
+}
+
+void SmCore::track_allocation() {
+  if (!allocation_tracked_) return;
+  registers_allocated_ = mechanism_.admission->registers_allocated();
+  smem_allocated_ = mechanism_.admission->smem_allocated();
 }
 
 uint64_t SmCore::tick(uint64_t cycle) {
@@ -1419,6 +1442,7 @@ void SmCore::retire_warp(uint32_t warp) {
   Warp& w = warps_[warp];
   w.valid = false;
   refresh(warp);
+  settle_residency();
   --resident_warps_;
   schedulers_[warp % spec_.num_schedulers]->warp_finished(warp);
   mechanism_.hooks->warp_finished(w.ctx);
@@ -1428,7 +1452,9 @@ void SmCore::retire_warp(uint32_t warp) {
 
 void SmCore::retire_cta(uint32_t cta_slot) {
   Cta& cta = ctas_[cta_slot];
+  settle_residency();
   mechanism_.admission->release(cta.alloc);
+  track_allocation();
   cta.valid = false;
   --resident_ctas_;
   stats_.ctas_completed++;
@@ -1438,6 +1464,7 @@ void SmCore::retire_cta(uint32_t cta_slot) {
 
 SmStats SmCore::stats() const {
   SmStats s = stats_;
+  add_residency(s, stats_.active_cycles - residency_settled_at_);
   const BankArray& rf = arbitrator_.register_file();
   s.rf_bank_reads = rf.reads();
   s.rf_bank_writes = rf.writes();

@@ -245,9 +245,21 @@ class SmCore : private MechanismMemoryPort {
   };
 
   void account_gap(uint64_t cycles);
-  // Active cycles and the residency integrals for `cycles` cycles at the
-  // current residency (one ticked cycle, or a run of skipped ones).
+  // Active cycles for `cycles` cycles at the current residency (one ticked
+  // cycle, or a run of skipped ones). The residency integrals of the cycles
+  // counted are added when the residency changes (settle_residency()), or
+  // per cycle for an admission whose allocation may change at any time.
   void accumulate_residency(uint64_t cycles);
+  // Adds the integrals of the active cycles counted since the last call, at
+  // the residency they were counted at: called before the resident CTAs or
+  // warps, or a tracked allocation, change.
+  void settle_residency();
+  // Adds `cycles` cycles at the current residency to `s`'s integrals (the
+  // tracked allocation's too).
+  void add_residency(SmStats& s, uint64_t cycles) const;
+  // Reads the admission's allocation after try_admit() or release() (when
+  // it changes only there).
+  void track_allocation();
   void writeback();
   // writeback() with `route_of(warp, reg)` as the route of a destination.
   template <class RouteOf>
@@ -599,6 +611,14 @@ class SmCore : private MechanismMemoryPort {
   uint64_t next_age_ = 0;
   uint32_t resident_ctas_ = 0;
   uint32_t resident_warps_ = 0;
+  // SmStats::active_cycles when the residency integrals were last settled.
+  uint64_t residency_settled_at_ = 0;
+  // The admission's allocation changes only on admit and release
+  // (CtaAdmission::allocation_changes_only_on_admit_and_release): it is
+  // kept here, read after those calls, and integrated with the residency.
+  bool allocation_tracked_ = false;
+  uint32_t registers_allocated_ = 0;
+  uint32_t smem_allocated_ = 0;
 
   uint64_t now_ = 0;
   uint64_t last_ticked_ = 0;
