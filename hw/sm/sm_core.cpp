@@ -353,10 +353,12 @@ uint64_t SmCore::tick(uint64_t cycle) {
   now_ = cycle;
   progress_ = false;
   wake_hint_ = kNever;
-  arbitrator_.begin_cycle(cycle);
-  scratchpad_.begin_cycle();
-  l1d_.begin_cycle();
-  icache_.begin_cycle();
+  if (probes_traced_) {
+    arbitrator_.begin_cycle(cycle);
+    scratchpad_.begin_cycle();
+    l1d_.begin_cycle();
+    icache_.begin_cycle();
+  }
   route_retries_this_cycle_ = 0;
   refusal_shown_ = false;
   probes_.issued_count = 0;

@@ -203,6 +203,10 @@ class SmCore : private MechanismMemoryPort {
 
   // In a waveform's window tick() never skips cycles, so it shows every cycle.
   void set_cycle_by_cycle(bool on) { cycle_by_cycle_ = on; }
+  // A waveform samples the SM's probes and its structures' (SmModule::trace).
+  // Only then does tick() clear the structures' per-cycle probes
+  // (begin_cycle): untraced, nobody reads them.
+  void set_probes_traced() { probes_traced_ = true; }
 
   // With SMs ticked on several host threads: the turn the SM waits for
   // before it touches what SMs share (tick_turn.hpp). The memory port waits
@@ -635,6 +639,7 @@ class SmCore : private MechanismMemoryPort {
   uint64_t memory_wait_cycles_ = 0;
   uint64_t memory_wait_idle_cycles_ = 0;  // of those, idle (not a full pipeline)
   bool cycle_by_cycle_ = false;
+  bool probes_traced_ = false;
   bool deadlocked_ = false;
 
   SmStats stats_;
