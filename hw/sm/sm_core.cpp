@@ -980,6 +980,7 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
   // Most events leave a warp's reason as it was (an operand of several
   // still pending, a fetched group still decoding): the counts hold.
   if (w.counted && w.valid && wait == w.wait && (wait != StallReason::None || need == w.need)) return;
+  most_advanced_wait_known_ = false;
   SchedulerWarps& list = sched_warps_[w.scheduler];
   const uint32_t position = w.list_position;
   auto& counts = list.wait_count;
@@ -1001,6 +1002,20 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
     list.ready_slot_sum += slot;
     set_bit(list.ready_bits, position, true);
   }
+}
+
+inline StallReason SmCore::most_advanced_wait() {
+  if (most_advanced_wait_known_) return most_advanced_wait_;
+  StallReason best = StallReason::NoWarp;
+  for (const SchedulerWarps& list : sched_warps_)
+    for (unsigned r = kNumStallReasons; r-- > 1;)
+      if (list.wait_count[r]) {
+        best = std::max(best, static_cast<StallReason>(r));
+        break;
+      }
+  most_advanced_wait_ = best;
+  most_advanced_wait_known_ = true;
+  return best;
 }
 
 bool SmCore::may_issue_any(size_t scheduler) const {
@@ -1077,13 +1092,7 @@ void SmCore::issue() {
   // The most advanced reason any scheduler's waiting warps show: only needed
   // when nothing issued, and then nothing changed the counts in the loop
   // above (a refused or pipeline-full try changes no warp's reason).
-  if (!issued_any)
-    for (const SchedulerWarps& list : sched_warps_)
-      for (unsigned r = kNumStallReasons; r-- > 1;)
-        if (list.wait_count[r]) {
-          best = std::max(best, static_cast<StallReason>(r));
-          break;
-        }
+  if (!issued_any) best = std::max(best, most_advanced_wait());
   last_reason_ = issued_any ? StallReason::None : best;
   probes_.stall_reason = static_cast<uint32_t>(last_reason_);
   last_waited_on_memory_ =

@@ -447,6 +447,13 @@ class SmCore : private MechanismMemoryPort {
   unsigned full_pipelines_ = 0;
   // Some ready warp of `scheduler` may issue (as far as its pipeline knows).
   bool may_issue_any(size_t scheduler) const;
+  // The most advanced reason any scheduler's waiting warps show (their
+  // wait_count), found again only after refresh() changed a count: on the
+  // bench trace half the cycles issue nothing, and in nine in ten of those
+  // no warp's reason changed since the cycle before.
+  StallReason most_advanced_wait();
+  StallReason most_advanced_wait_ = StallReason::NoWarp;
+  bool most_advanced_wait_known_ = false;
   // A gate refusal the policies have not yet seen in an order.
   bool refusals_unseen() const {
     return std::any_of(sched_warps_.begin(), sched_warps_.end(),
