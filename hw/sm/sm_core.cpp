@@ -383,8 +383,9 @@ uint64_t SmCore::tick(uint64_t cycle) {
     dispatch();
     read_operands();
   }
-  if (mechanism_.hooks->priority_epoch() != priority_epoch_) {
-    // The mechanism reassigned priority classes (e.g. CTA ownership passed).
+  if (views_read_ && mechanism_.hooks->priority_epoch() != priority_epoch_) {
+    // The mechanism reassigned priority classes (e.g. CTA ownership passed);
+    // only an order() reads them (a virtual call a tick saved otherwise).
     priority_epoch_ = mechanism_.hooks->priority_epoch();
     for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
   }
