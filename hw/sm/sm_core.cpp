@@ -1164,7 +1164,11 @@ const SmCore::Warp* SmCore::other_half(const Warp& w) const {
   return same_pair ? &o : nullptr;
 }
 
-const SmCore::Warp* SmCore::waits_for_other_half(const Warp& w) const {
+inline const SmCore::Warp* SmCore::waits_for_other_half(const Warp& w) const {
+  return w.other_half == Warp::kNoHalf ? nullptr : paired_half_to_wait_for(w);
+}
+
+const SmCore::Warp* SmCore::paired_half_to_wait_for(const Warp& w) const {
   const Warp* o = other_half(w);
   // Halves out of step (one waits at a barrier, has no instruction left, or
   // has issued more) or at different instructions issue on their own.

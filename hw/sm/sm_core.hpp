@@ -296,8 +296,10 @@ class SmCore : private MechanismMemoryPort {
   // with its lower half at the same instruction issues with it; a lower half
   // waits for such an upper half while it cannot issue. Halves out of step
   // or at different instructions (a trace whose halves diverge) issue on
-  // their own.
+  // their own. Inline for its first test (a warp without another half: every
+  // warp but a mechanism's wide ones), paired_half_to_wait_for() out of line.
   const Warp* waits_for_other_half(const Warp& w) const;
+  const Warp* paired_half_to_wait_for(const Warp& w) const;
   // The lower half `lower` just issued the instruction at `pc`: its upper
   // half issues the same one in this cycle (through its scheduler, the
   // lower half's) if it is ready, else later on its own.
