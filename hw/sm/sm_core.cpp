@@ -1220,8 +1220,9 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   ++w.issued;
   w.pop();
   if (w.ib_count == 0 && !w.stream_done) set_fetch_wanted(slot, true);
-  schedulers_[scheduler]->issued(slot);
-  sched_warps_[scheduler].last_issued_position = w.list_position;
+  SchedulerWarps& list = sched_warps_[scheduler];
+  if (list.round_robin) list.last_issued_position = w.list_position;
+  else schedulers_[scheduler]->issued(slot);
   SchedulerProbes& probes = scheduler_probes_[scheduler];
   probes.issued_warp = static_cast<int32_t>(slot);
   ++probes.issued_this_cycle;

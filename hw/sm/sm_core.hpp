@@ -405,7 +405,8 @@ class SmCore : private MechanismMemoryPort {
     // Its policy is round-robin (SchedulerPolicy::round_robin()): its order
     // is walked on ready_bits from the position after last_issued_position,
     // the list position of the warp it last issued from (none yet: ~0u),
-    // kept here as the policy keeps the slot, without a virtual call per turn.
+    // kept here instead of by the policy, without a virtual call per turn
+    // or per issue (the policy is told neither).
     bool round_robin = false;
     uint32_t last_issued_position = ~0u;
   };
