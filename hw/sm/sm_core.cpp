@@ -218,7 +218,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   icache_.flush();
   // The SM slept since its last kernel drained: that time is nobody's
   // cycle (not active, not empty).
-  ticked_once_ = false;
+  last_ticked_ = kNotTicked;
   dispatcher_ = &dispatcher;
   hook_wake_ = mechanism_.hooks->next_wake();
   priority_epoch_ = mechanism_.hooks->priority_epoch();
@@ -347,8 +347,7 @@ void SmCore::track_allocation() {
 }
 
 uint64_t SmCore::tick(uint64_t cycle) {
-  if (ticked_once_ && cycle > last_ticked_ + 1) account_gap(cycle - last_ticked_ - 1);
-  ticked_once_ = true;
+  if (cycle > last_ticked_ + 1) account_gap(cycle - last_ticked_ - 1);
   last_ticked_ = cycle;
   now_ = cycle;
   progress_ = false;

@@ -635,8 +635,11 @@ class SmCore : private MechanismMemoryPort {
   uint32_t smem_allocated_ = 0;
 
   uint64_t now_ = 0;
-  uint64_t last_ticked_ = 0;
-  bool ticked_once_ = false;
+  // The cycle last ticked, or kNotTicked when none was since the kernel
+  // began (the time before is nobody's cycle): with it the gap test
+  // `cycle > last_ticked_ + 1` is false, no flag to test as well.
+  static constexpr uint64_t kNotTicked = ~0ull - 1;
+  uint64_t last_ticked_ = kNotTicked;
   bool progress_ = false;
   bool counts_as_active_ = false;  // the cycle began with resident warps
   uint64_t wake_hint_ = kNever;
