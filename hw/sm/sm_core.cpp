@@ -134,6 +134,7 @@ uint32_t request_sector_bytes(const GpuSpec& gpu) {
   const uint32_t sector = l1_if_present(gpu) ? gpu.l1.sector_bytes : gpu.l2.sector_bytes;
   return sector ? sector : request_line_bytes(gpu);  // 0: not sectored, the whole line
 }
+bool power_of_two(uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 }  // namespace
 
 SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
@@ -151,6 +152,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       line_chunks_(ChunkMask::line(line_bytes_)),
       to_sectors_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
       pipelined_(spec_.pipeline_registers),
+      first_scheduler_mask_(pipelined_ && power_of_two(spec_.num_schedulers) ? spec_.num_schedulers - 1 : 0),
+      first_scheduler_by_division_(pipelined_ && !power_of_two(spec_.num_schedulers)),
       // GPGPU-Sim: a result enters EX_WB (an ALU's) or the LDST unit's
       // writeback register m_next_wb the cycle after it is ready, and the
       // writeback stage of the next cycle writes it.
@@ -1040,15 +1043,8 @@ void SmCore::issue() {
   StallReason best = StallReason::NoWarp;
   uint32_t schedulable = 0;
   bool issued_any = false;
-  // GPGPU-Sim's shader_core_ctx::issue starts at a scheduler that rotates
-  // every cycle (Issue_Prio); the compact timing always starts at 0.
   const size_t num_schedulers = schedulers_.size();
-  // (A power-of-two count, as in every shipped config, by a mask: a 64-bit
-  // division per tick otherwise.)
-  const bool count_is_power_of_two = (num_schedulers & (num_schedulers - 1)) == 0;
-  const size_t first = !pipelined_              ? 0
-                       : count_is_power_of_two ? now_ & (num_schedulers - 1)
-                                               : now_ % num_schedulers;
+  const size_t first = first_scheduler_by_division_ ? now_ % num_schedulers : now_ & first_scheduler_mask_;
   for (size_t k = 0, s = first; k < num_schedulers; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
     SchedulerWarps& list = sched_warps_[s];
     const uint32_t ready = list.wait_count[static_cast<int>(StallReason::None)];

@@ -590,6 +590,14 @@ class SmCore : private MechanismMemoryPort {
     WarpInstruction inst;
   };
   const bool pipelined_;
+  // issue()'s first scheduler in cycle c: GPGPU-Sim's shader_core_ctx::issue
+  // starts at one that rotates every cycle (Issue_Prio), c mod
+  // sm.num_schedulers; the compact timing always starts at 0. Worked out
+  // once: c & first_scheduler_mask_ (a count that is a power of two, as in
+  // every shipped config, or 0 without pipeline registers), else by a
+  // 64-bit division per tick.
+  const uint32_t first_scheduler_mask_;
+  const bool first_scheduler_by_division_;
   const uint32_t result_to_writeback_;  // a result ready at c is written at c + this (2 or 0)
   std::array<PipelineRegister<IssuedInstruction>, kNumExecUnits> id_oc_;
   std::array<PipelineRegister<OperandCollectors::CollectorUnit>, kNumExecUnits> oc_ex_;
