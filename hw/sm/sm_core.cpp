@@ -936,8 +936,9 @@ void SmCore::allocate_collectors(uint32_t step) {
 
 // --- issue: each scheduler issues the first ready warp in its policy's order
 // (with sm.dual_issue, up to two instructions of that warp).
-// Inline: refresh() is its only caller, after most events of a warp.
-inline StallReason SmCore::blocking_reason(const Warp& w) const {
+// Inline: refresh() is its only caller, after most events of a warp
+// (pinned: see issue()).
+[[gnu::always_inline]] inline StallReason SmCore::blocking_reason(const Warp& w) const {
   if (w.at_barrier) return StallReason::Barrier;
   if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
   if (w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
@@ -1038,7 +1039,12 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
                              [&](uint32_t pos) { return visit(static_cast<uint32_t>(scheduler) + pos * n); });
 }
 
-void SmCore::issue() {
+// Compiled into tick(), its one caller, as fetch() is (the inlining cliff):
+// with issue_from()'s ready test moved to a policy's order, the inliner took
+// issue() out of tick() (+13.5 M on the bench trace), and with issue() pinned
+// it took out read_icache(), then blocking_reason() and
+// next_fetch_candidate(), each pinned in turn.
+[[gnu::always_inline]] inline void SmCore::issue() {
   full_pipelines_ = 0;
   StallReason best = StallReason::NoWarp;
   uint32_t schedulable = 0;
@@ -1079,9 +1085,15 @@ void SmCore::issue() {
           update_view(slot);
         }
     }
+    // The ready bits name only ready warps; a policy's order lists every
+    // valid warp, ready or not.
     auto issue_one = [&](uint32_t slot) { return issue_from(s, slot, best); };
+    auto issue_one_if_ready = [&](uint32_t slot) {
+      const Warp& w = warps_[slot];
+      return w.valid && w.wait == StallReason::None && issue_from(s, slot, best);
+    };
     const bool issued = round_robin ? visit_ready_in_rotation(s, list.last_issued_position, issue_one)
-                                    : std::any_of(sched_order_.begin(), sched_order_.end(), issue_one);
+                                    : std::any_of(sched_order_.begin(), sched_order_.end(), issue_one_if_ready);
     issued_any = issued_any || issued;
   }
   probes_.schedulable_warps = schedulable;
@@ -1108,7 +1120,6 @@ void SmCore::issue() {
 
 bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
   Warp& w = warps_[slot];
-  if (!w.valid || w.wait != StallReason::None) return false;
   if (const Warp* other = waits_for_other_half(w)) {
     best = std::max(best, other->wait);
     return false;
@@ -1307,8 +1318,8 @@ void SmCore::decode() {
   }
 }
 
-// Inline: fetch()'s scan calls it twice per fetched warp.
-inline uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
+// Inline: fetch()'s scan calls it twice per fetched warp (pinned: see issue()).
+[[gnu::always_inline]] inline uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
   const uint32_t n = slots_.warps;  // warps_.size()
   if (n <= 64) {
     // One word (the SMs of most configurations): rotated so that bit k' is
@@ -1333,7 +1344,8 @@ inline uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
   return n;
 }
 
-void SmCore::read_icache(uint32_t slot) {
+// Compiled into fetch(), its one caller (see issue()).
+[[gnu::always_inline]] inline void SmCore::read_icache(uint32_t slot) {
   Warp& w = warps_[slot];
   const uint64_t addr = instruction_address(w.head().pc);
   const InstructionCache::Lookup lookup = icache_.fetch(addr, now_);
