@@ -24,6 +24,7 @@ class DefaultAdmission final : public CtaAdmission {
   void release(const CtaAllocation&) override { --resident_; }
   uint32_t registers_allocated() const override { return resident_ * footprint_.registers; }
   uint32_t smem_allocated() const override { return resident_ * footprint_.smem_bytes; }
+  bool allocation_changes_only_on_admit_and_release() const override { return true; }
 
  private:
   CtaFootprint footprint_;

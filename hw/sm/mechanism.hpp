@@ -68,6 +68,10 @@ class CtaAdmission {
   // Resources currently allocated, for utilization statistics.
   virtual uint32_t registers_allocated() const = 0;
   virtual uint32_t smem_allocated() const = 0;
+  // True if the two counts above change only in try_admit() and release():
+  // the SM then reads them after those calls instead of in every cycle it
+  // ticks (two virtual calls a tick otherwise).
+  virtual bool allocation_changes_only_on_admit_and_release() const { return false; }
 };
 
 // Where a register operand access goes and what it costs. The bank

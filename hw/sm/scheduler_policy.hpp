@@ -48,7 +48,8 @@ class SchedulerPolicy {
   // list order from the one after the warp last passed to issued() (from the
   // front when none was, or that warp is not in the list). The SM then walks
   // its ready warps in that order itself, keeping the last issued slot,
-  // instead of calling order(), which would list every valid warp every cycle.
+  // instead of calling order(), which would list every valid warp every
+  // cycle, and issued(), which would keep that slot for order().
   virtual bool round_robin() const { return false; }
   // The most warps its order() may hold (two-level's active set; LTLWS's
   // W_opt once the first warp has finished); 0: no limit.

@@ -134,6 +134,7 @@ uint32_t request_sector_bytes(const GpuSpec& gpu) {
   const uint32_t sector = l1_if_present(gpu) ? gpu.l1.sector_bytes : gpu.l2.sector_bytes;
   return sector ? sector : request_line_bytes(gpu);  // 0: not sectored, the whole line
 }
+bool power_of_two(uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 }  // namespace
 
 SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
@@ -151,6 +152,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       line_chunks_(ChunkMask::line(line_bytes_)),
       to_sectors_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
       pipelined_(spec_.pipeline_registers),
+      first_scheduler_mask_(pipelined_ && power_of_two(spec_.num_schedulers) ? spec_.num_schedulers - 1 : 0),
+      first_scheduler_by_division_(pipelined_ && !power_of_two(spec_.num_schedulers)),
       // GPGPU-Sim: a result enters EX_WB (an ALU's) or the LDST unit's
       // writeback register m_next_wb the cycle after it is ready, and the
       // writeback stage of the next cycle writes it.
@@ -204,7 +207,10 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   if (resident_ctas_ != 0 || !completions_.empty() || ldst_.busy || reads_in_flight_ != 0)
     throw std::logic_error("SmCore::begin_kernel: the previous kernel has not drained");
   kernel_ = &kernel;
+  settle_residency();  // the allocation's tracking may change with the mechanism
   mechanism_ = std::move(mechanism);
+  allocation_tracked_ = mechanism_.admission->allocation_changes_only_on_admit_and_release();
+  track_allocation();
   arbitrator_.set_banks(BankGroup::OperandCache, mechanism_.operand_cache_banks);
   collectors_.set_home_split(mechanism_.own_collector_units);
   mechanism_.hooks->bind(arbitrator_);
@@ -215,7 +221,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   icache_.flush();
   // The SM slept since its last kernel drained: that time is nobody's
   // cycle (not active, not empty).
-  ticked_once_ = false;
+  last_ticked_ = kNotTicked;
   dispatcher_ = &dispatcher;
   hook_wake_ = mechanism_.hooks->next_wake();
   priority_epoch_ = mechanism_.hooks->priority_epoch();
@@ -235,7 +241,9 @@ bool SmCore::launch_one_cta() {
   if (turn_) turn_->await(sm_id_);  // the dispatcher deals CTAs to SMs in SM order within a cycle
   if (!dispatcher_->has_next()) return false;
   CtaAllocation alloc;
+  settle_residency();
   if (!mechanism_.admission->try_admit(cta_slot, alloc)) return false;
+  track_allocation();
 
   Cta& cta = ctas_[cta_slot];
   cta.valid = true;
@@ -317,23 +325,42 @@ void SmCore::account_gap(uint64_t cycles) {
 
 void SmCore::accumulate_residency(uint64_t cycles) {
   stats_.active_cycles += cycles;
-  stats_.resident_cta_cycles += cycles * resident_ctas_;
-  stats_.resident_warp_cycles += cycles * resident_warps_;
+  if (allocation_tracked_) return;
   stats_.rf_allocated_cycles += cycles * mechanism_.admission->registers_allocated();
   stats_.smem_allocated_cycles += cycles * mechanism_.admission->smem_allocated();
 }
 
+void SmCore::settle_residency() {
+  add_residency(stats_, stats_.active_cycles - residency_settled_at_);
+  residency_settled_at_ = stats_.active_cycles;
+}
+
+void SmCore::add_residency(SmStats& s, uint64_t cycles) const {
+  s.resident_cta_cycles += cycles * resident_ctas_;
+  s.resident_warp_cycles += cycles * resident_warps_;
+  if (!allocation_tracked_) return;
+  s.rf_allocated_cycles += cycles * registers_allocated_;
+  s.smem_allocated_cycles += cycles * smem_allocated_;
+}
+
+void SmCore::track_allocation() {
+  if (!allocation_tracked_) return;
+  registers_allocated_ = mechanism_.admission->registers_allocated();
+  smem_allocated_ = mechanism_.admission->smem_allocated();
+}
+
 uint64_t SmCore::tick(uint64_t cycle) {
-  if (ticked_once_ && cycle > last_ticked_ + 1) account_gap(cycle - last_ticked_ - 1);
-  ticked_once_ = true;
+  if (cycle > last_ticked_ + 1) account_gap(cycle - last_ticked_ - 1);
   last_ticked_ = cycle;
   now_ = cycle;
   progress_ = false;
   wake_hint_ = kNever;
-  arbitrator_.begin_cycle(cycle);
-  scratchpad_.begin_cycle();
-  l1d_.begin_cycle();
-  icache_.begin_cycle();
+  if (probes_traced_) {
+    arbitrator_.begin_cycle(cycle);
+    scratchpad_.begin_cycle();
+    l1d_.begin_cycle();
+    icache_.begin_cycle();
+  }
   route_retries_this_cycle_ = 0;
   refusal_shown_ = false;
   probes_.issued_count = 0;
@@ -358,8 +385,9 @@ uint64_t SmCore::tick(uint64_t cycle) {
     dispatch();
     read_operands();
   }
-  if (mechanism_.hooks->priority_epoch() != priority_epoch_) {
-    // The mechanism reassigned priority classes (e.g. CTA ownership passed).
+  if (views_read_ && mechanism_.hooks->priority_epoch() != priority_epoch_) {
+    // The mechanism reassigned priority classes (e.g. CTA ownership passed);
+    // only an order() reads them (a virtual call a tick saved otherwise).
     priority_epoch_ = mechanism_.hooks->priority_epoch();
     for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
   }
@@ -918,8 +946,9 @@ void SmCore::allocate_collectors(uint32_t step) {
 
 // --- issue: each scheduler issues the first ready warp in its policy's order
 // (with sm.dual_issue, up to two instructions of that warp).
-// Inline: refresh() is its only caller, after most events of a warp.
-inline StallReason SmCore::blocking_reason(const Warp& w) const {
+// Inline: refresh() is its only caller, after most events of a warp
+// (pinned: see issue()).
+[[gnu::always_inline]] inline StallReason SmCore::blocking_reason(const Warp& w) const {
   if (w.at_barrier) return StallReason::Barrier;
   if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
   if (w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
@@ -965,6 +994,7 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
   // Most events leave a warp's reason as it was (an operand of several
   // still pending, a fetched group still decoding): the counts hold.
   if (w.counted && w.valid && wait == w.wait && (wait != StallReason::None || need == w.need)) return;
+  most_advanced_wait_known_ = false;
   SchedulerWarps& list = sched_warps_[w.scheduler];
   const uint32_t position = w.list_position;
   auto& counts = list.wait_count;
@@ -988,6 +1018,20 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
   }
 }
 
+inline StallReason SmCore::most_advanced_wait() {
+  if (most_advanced_wait_known_) return most_advanced_wait_;
+  StallReason best = StallReason::NoWarp;
+  for (const SchedulerWarps& list : sched_warps_)
+    for (unsigned r = kNumStallReasons; r-- > 1;)
+      if (list.wait_count[r]) {
+        best = std::max(best, static_cast<StallReason>(r));
+        break;
+      }
+  most_advanced_wait_ = best;
+  most_advanced_wait_known_ = true;
+  return best;
+}
+
 bool SmCore::may_issue_any(size_t scheduler) const {
   const auto& need = sched_warps_[scheduler].ready_need;
   if (need[kNoPipeline]) return true;
@@ -1005,20 +1049,18 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
                              [&](uint32_t pos) { return visit(static_cast<uint32_t>(scheduler) + pos * n); });
 }
 
-void SmCore::issue() {
+// Compiled into tick(), its one caller, as fetch() is (the inlining cliff):
+// with issue_from()'s ready test moved to a policy's order, the inliner took
+// issue() out of tick() (+13.5 M on the bench trace), and with issue() pinned
+// it took out read_icache(), then blocking_reason() and
+// next_fetch_candidate(), each pinned in turn.
+[[gnu::always_inline]] inline void SmCore::issue() {
   full_pipelines_ = 0;
   StallReason best = StallReason::NoWarp;
   uint32_t schedulable = 0;
   bool issued_any = false;
-  // GPGPU-Sim's shader_core_ctx::issue starts at a scheduler that rotates
-  // every cycle (Issue_Prio); the compact timing always starts at 0.
   const size_t num_schedulers = schedulers_.size();
-  // (A power-of-two count, as in every shipped config, by a mask: a 64-bit
-  // division per tick otherwise.)
-  const bool count_is_power_of_two = (num_schedulers & (num_schedulers - 1)) == 0;
-  const size_t first = !pipelined_              ? 0
-                       : count_is_power_of_two ? now_ & (num_schedulers - 1)
-                                               : now_ % num_schedulers;
+  const size_t first = first_scheduler_by_division_ ? now_ % num_schedulers : now_ & first_scheduler_mask_;
   for (size_t k = 0, s = first; k < num_schedulers; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
     SchedulerWarps& list = sched_warps_[s];
     const uint32_t ready = list.wait_count[static_cast<int>(StallReason::None)];
@@ -1053,22 +1095,22 @@ void SmCore::issue() {
           update_view(slot);
         }
     }
+    // The ready bits name only ready warps; a policy's order lists every
+    // valid warp, ready or not.
     auto issue_one = [&](uint32_t slot) { return issue_from(s, slot, best); };
+    auto issue_one_if_ready = [&](uint32_t slot) {
+      const Warp& w = warps_[slot];
+      return w.valid && w.wait == StallReason::None && issue_from(s, slot, best);
+    };
     const bool issued = round_robin ? visit_ready_in_rotation(s, list.last_issued_position, issue_one)
-                                    : std::any_of(sched_order_.begin(), sched_order_.end(), issue_one);
+                                    : std::any_of(sched_order_.begin(), sched_order_.end(), issue_one_if_ready);
     issued_any = issued_any || issued;
   }
   probes_.schedulable_warps = schedulable;
   // The most advanced reason any scheduler's waiting warps show: only needed
   // when nothing issued, and then nothing changed the counts in the loop
   // above (a refused or pipeline-full try changes no warp's reason).
-  if (!issued_any)
-    for (const SchedulerWarps& list : sched_warps_)
-      for (unsigned r = kNumStallReasons; r-- > 1;)
-        if (list.wait_count[r]) {
-          best = std::max(best, static_cast<StallReason>(r));
-          break;
-        }
+  if (!issued_any) best = std::max(best, most_advanced_wait());
   last_reason_ = issued_any ? StallReason::None : best;
   probes_.stall_reason = static_cast<uint32_t>(last_reason_);
   last_waited_on_memory_ =
@@ -1088,7 +1130,6 @@ void SmCore::issue() {
 
 bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
   Warp& w = warps_[slot];
-  if (!w.valid || w.wait != StallReason::None) return false;
   if (const Warp* other = waits_for_other_half(w)) {
     best = std::max(best, other->wait);
     return false;
@@ -1139,7 +1180,11 @@ const SmCore::Warp* SmCore::other_half(const Warp& w) const {
   return same_pair ? &o : nullptr;
 }
 
-const SmCore::Warp* SmCore::waits_for_other_half(const Warp& w) const {
+inline const SmCore::Warp* SmCore::waits_for_other_half(const Warp& w) const {
+  return w.other_half == Warp::kNoHalf ? nullptr : paired_half_to_wait_for(w);
+}
+
+const SmCore::Warp* SmCore::paired_half_to_wait_for(const Warp& w) const {
   const Warp* o = other_half(w);
   // Halves out of step (one waits at a barrier, has no instruction left, or
   // has issued more) or at different instructions issue on their own.
@@ -1191,8 +1236,9 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   ++w.issued;
   w.pop();
   if (w.ib_count == 0 && !w.stream_done) set_fetch_wanted(slot, true);
-  schedulers_[scheduler]->issued(slot);
-  sched_warps_[scheduler].last_issued_position = w.list_position;
+  SchedulerWarps& list = sched_warps_[scheduler];
+  if (list.round_robin) list.last_issued_position = w.list_position;
+  else schedulers_[scheduler]->issued(slot);
   SchedulerProbes& probes = scheduler_probes_[scheduler];
   probes.issued_warp = static_cast<int32_t>(slot);
   ++probes.issued_this_cycle;
@@ -1282,8 +1328,8 @@ void SmCore::decode() {
   }
 }
 
-// Inline: fetch()'s scan calls it twice per fetched warp.
-inline uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
+// Inline: fetch()'s scan calls it twice per fetched warp (pinned: see issue()).
+[[gnu::always_inline]] inline uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
   const uint32_t n = slots_.warps;  // warps_.size()
   if (n <= 64) {
     // One word (the SMs of most configurations): rotated so that bit k' is
@@ -1308,7 +1354,8 @@ inline uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
   return n;
 }
 
-void SmCore::read_icache(uint32_t slot) {
+// Compiled into fetch(), its one caller (see issue()).
+[[gnu::always_inline]] inline void SmCore::read_icache(uint32_t slot) {
   Warp& w = warps_[slot];
   const uint64_t addr = instruction_address(w.head().pc);
   const InstructionCache::Lookup lookup = icache_.fetch(addr, now_);
@@ -1429,6 +1476,7 @@ void SmCore::retire_warp(uint32_t warp) {
   Warp& w = warps_[warp];
   w.valid = false;
   refresh(warp);
+  settle_residency();
   --resident_warps_;
   schedulers_[warp % spec_.num_schedulers]->warp_finished(warp);
   mechanism_.hooks->warp_finished(w.ctx);
@@ -1438,7 +1486,9 @@ void SmCore::retire_warp(uint32_t warp) {
 
 void SmCore::retire_cta(uint32_t cta_slot) {
   Cta& cta = ctas_[cta_slot];
+  settle_residency();
   mechanism_.admission->release(cta.alloc);
+  track_allocation();
   cta.valid = false;
   --resident_ctas_;
   stats_.ctas_completed++;
@@ -1448,6 +1498,7 @@ void SmCore::retire_cta(uint32_t cta_slot) {
 
 SmStats SmCore::stats() const {
   SmStats s = stats_;
+  add_residency(s, stats_.active_cycles - residency_settled_at_);
   const BankArray& rf = arbitrator_.register_file();
   s.rf_bank_reads = rf.reads();
   s.rf_bank_writes = rf.writes();

@@ -203,6 +203,10 @@ class SmCore : private MechanismMemoryPort {
 
   // In a waveform's window tick() never skips cycles, so it shows every cycle.
   void set_cycle_by_cycle(bool on) { cycle_by_cycle_ = on; }
+  // A waveform samples the SM's probes and its structures' (SmModule::trace).
+  // Only then does tick() clear the structures' per-cycle probes
+  // (begin_cycle): untraced, nobody reads them.
+  void set_probes_traced() { probes_traced_ = true; }
 
   // With SMs ticked on several host threads: the turn the SM waits for
   // before it touches what SMs share (tick_turn.hpp). The memory port waits
@@ -245,9 +249,21 @@ class SmCore : private MechanismMemoryPort {
   };
 
   void account_gap(uint64_t cycles);
-  // Active cycles and the residency integrals for `cycles` cycles at the
-  // current residency (one ticked cycle, or a run of skipped ones).
+  // Active cycles for `cycles` cycles at the current residency (one ticked
+  // cycle, or a run of skipped ones). The residency integrals of the cycles
+  // counted are added when the residency changes (settle_residency()), or
+  // per cycle for an admission whose allocation may change at any time.
   void accumulate_residency(uint64_t cycles);
+  // Adds the integrals of the active cycles counted since the last call, at
+  // the residency they were counted at: called before the resident CTAs or
+  // warps, or a tracked allocation, change.
+  void settle_residency();
+  // Adds `cycles` cycles at the current residency to `s`'s integrals (the
+  // tracked allocation's too).
+  void add_residency(SmStats& s, uint64_t cycles) const;
+  // Reads the admission's allocation after try_admit() or release() (when
+  // it changes only there).
+  void track_allocation();
   void writeback();
   // writeback() with `route_of(warp, reg)` as the route of a destination.
   template <class RouteOf>
@@ -280,8 +296,10 @@ class SmCore : private MechanismMemoryPort {
   // with its lower half at the same instruction issues with it; a lower half
   // waits for such an upper half while it cannot issue. Halves out of step
   // or at different instructions (a trace whose halves diverge) issue on
-  // their own.
+  // their own. Inline for its first test (a warp without another half: every
+  // warp but a mechanism's wide ones), paired_half_to_wait_for() out of line.
   const Warp* waits_for_other_half(const Warp& w) const;
+  const Warp* paired_half_to_wait_for(const Warp& w) const;
   // The lower half `lower` just issued the instruction at `pc`: its upper
   // half issues the same one in this cycle (through its scheduler, the
   // lower half's) if it is ready, else later on its own.
@@ -387,7 +405,8 @@ class SmCore : private MechanismMemoryPort {
     // Its policy is round-robin (SchedulerPolicy::round_robin()): its order
     // is walked on ready_bits from the position after last_issued_position,
     // the list position of the warp it last issued from (none yet: ~0u),
-    // kept here as the policy keeps the slot, without a virtual call per turn.
+    // kept here instead of by the policy, without a virtual call per turn
+    // or per issue (the policy is told neither).
     bool round_robin = false;
     uint32_t last_issued_position = ~0u;
   };
@@ -431,6 +450,13 @@ class SmCore : private MechanismMemoryPort {
   unsigned full_pipelines_ = 0;
   // Some ready warp of `scheduler` may issue (as far as its pipeline knows).
   bool may_issue_any(size_t scheduler) const;
+  // The most advanced reason any scheduler's waiting warps show (their
+  // wait_count), found again only after refresh() changed a count: on the
+  // bench trace half the cycles issue nothing, and in nine in ten of those
+  // no warp's reason changed since the cycle before.
+  StallReason most_advanced_wait();
+  StallReason most_advanced_wait_ = StallReason::NoWarp;
+  bool most_advanced_wait_known_ = false;
   // A gate refusal the policies have not yet seen in an order.
   bool refusals_unseen() const {
     return std::any_of(sched_warps_.begin(), sched_warps_.end(),
@@ -564,6 +590,14 @@ class SmCore : private MechanismMemoryPort {
     WarpInstruction inst;
   };
   const bool pipelined_;
+  // issue()'s first scheduler in cycle c: GPGPU-Sim's shader_core_ctx::issue
+  // starts at one that rotates every cycle (Issue_Prio), c mod
+  // sm.num_schedulers; the compact timing always starts at 0. Worked out
+  // once: c & first_scheduler_mask_ (a count that is a power of two, as in
+  // every shipped config, or 0 without pipeline registers), else by a
+  // 64-bit division per tick.
+  const uint32_t first_scheduler_mask_;
+  const bool first_scheduler_by_division_;
   const uint32_t result_to_writeback_;  // a result ready at c is written at c + this (2 or 0)
   std::array<PipelineRegister<IssuedInstruction>, kNumExecUnits> id_oc_;
   std::array<PipelineRegister<OperandCollectors::CollectorUnit>, kNumExecUnits> oc_ex_;
@@ -599,10 +633,21 @@ class SmCore : private MechanismMemoryPort {
   uint64_t next_age_ = 0;
   uint32_t resident_ctas_ = 0;
   uint32_t resident_warps_ = 0;
+  // SmStats::active_cycles when the residency integrals were last settled.
+  uint64_t residency_settled_at_ = 0;
+  // The admission's allocation changes only on admit and release
+  // (CtaAdmission::allocation_changes_only_on_admit_and_release): it is
+  // kept here, read after those calls, and integrated with the residency.
+  bool allocation_tracked_ = false;
+  uint32_t registers_allocated_ = 0;
+  uint32_t smem_allocated_ = 0;
 
   uint64_t now_ = 0;
-  uint64_t last_ticked_ = 0;
-  bool ticked_once_ = false;
+  // The cycle last ticked, or kNotTicked when none was since the kernel
+  // began (the time before is nobody's cycle): with it the gap test
+  // `cycle > last_ticked_ + 1` is false, no flag to test as well.
+  static constexpr uint64_t kNotTicked = ~0ull - 1;
+  uint64_t last_ticked_ = kNotTicked;
   bool progress_ = false;
   bool counts_as_active_ = false;  // the cycle began with resident warps
   uint64_t wake_hint_ = kNever;
@@ -615,6 +660,7 @@ class SmCore : private MechanismMemoryPort {
   uint64_t memory_wait_cycles_ = 0;
   uint64_t memory_wait_idle_cycles_ = 0;  // of those, idle (not a full pipeline)
   bool cycle_by_cycle_ = false;
+  bool probes_traced_ = false;
   bool deadlocked_ = false;
 
   SmStats stats_;

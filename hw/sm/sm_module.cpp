@@ -83,6 +83,7 @@ const WaveEnum& stall_reason_names() {
 
 void SmModule::trace(Waveform& wave) {
   const std::string p = std::string(name()) + ".";
+  core_->set_probes_traced();
   const SmProbes& probes = core_->probes();
   wave.add(p + "issued_count", probes.issued_count);
   wave.add(p + "stall_reason", probes.stall_reason, 32, &stall_reason_names());

@@ -142,7 +142,7 @@ void GpuModule::clock_method() {
     next_observation_ = cycle + observe_period_;
     observer_(cycle);
   }
-  uint64_t next = std::min(launch_at_, due.earliest);  // kernel_drained() may have set launch_at_
+  uint64_t next = std::min(launch_at_, due.earliest());  // kernel_drained() may have set launch_at_
   if (memory_->defers_responses()) next = std::min(next, next_memory_cycle());
   if (next == SmCore::kNever) return;  // nothing left: the simulation ends
   if (wave_ && cycle < wave_->first_cycle()) next = std::min(next, wave_->first_cycle());  // the window's $dumpvars

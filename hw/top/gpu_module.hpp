@@ -108,15 +108,17 @@ class GpuModule : public sc_core::sc_module {
   // that ticks them (a second pass over due_ cost as much as the first:
   // 60 M host instructions on the bench trace).
   struct DueAfterTicks {
-    bool any_was_due = false;         // some SM ticked in the cycle
-    bool any_awaits_memory = false;   // some SM sleeps until a deferred response (SmCore::kAwaitMemory)
-    uint64_t earliest = SmCore::kNever;  // the earliest cycle an SM is due, kAwaitMemory not counted
+    bool any_was_due = false;  // some SM ticked in the cycle
+    // The least of the SMs' due cycles, SmCore::kAwaitMemory (an SM asleep
+    // until a deferred response, one below kNever) counted as one: a
+    // minimum per SM, without a branch on kAwaitMemory.
+    uint64_t least_due = SmCore::kNever;
+    static_assert(SmCore::kAwaitMemory + 1 == SmCore::kNever, "no due cycle between kAwaitMemory and kNever");
     // Every SM asleep for good: the kernel has drained.
-    bool all_asleep() const { return earliest == SmCore::kNever && !any_awaits_memory; }
-    void note(uint64_t due) {
-      if (due == SmCore::kAwaitMemory) any_awaits_memory = true;
-      else earliest = std::min(earliest, due);
-    }
+    bool all_asleep() const { return least_due == SmCore::kNever; }
+    // The earliest cycle an SM is due, kAwaitMemory not counted.
+    uint64_t earliest() const { return least_due >= SmCore::kAwaitMemory ? SmCore::kNever : least_due; }
+    void note(uint64_t due) { least_due = std::min(least_due, due); }
   };
   // Ticks the SMs due in `cycle` (in SM order, or on the host threads).
   DueAfterTicks tick_due_sms(uint64_t cycle);
