@@ -144,7 +144,9 @@ class OperandCollectors {
   const Probes& probes() const { return probes_; }
 
  private:
-  template <class RouteOf>
+  // kInterleaved: route_of is RegisterRoute::interleaved over banks the
+  // register file has (BankArbitrator::request_register_file).
+  template <bool kInterleaved, class RouteOf>
   ReadResult read_units(uint64_t cycle, uint32_t step, BankArbitrator& arbitrator, RouteOf&& route_of);
 
   std::vector<CollectorUnit> units_;

@@ -415,12 +415,12 @@ void SmCore::writeback() {
   // file); any other route is asked per destination.
   const uint32_t banks = mechanism_.route->interleaved_banks();
   if (banks != 0 && banks <= arbitrator_.register_file().banks())
-    write_results([banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); });
+    write_results<true>([banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); });
   else
-    write_results([this](const WarpContext& w, uint16_t reg) { return mechanism_.route->route_of(w, reg, true, now_); });
+    write_results<false>([this](const WarpContext& w, uint16_t reg) { return mechanism_.route->route_of(w, reg, true, now_); });
 }
 
-template <class RouteOf>
+template <bool kInterleaved, class RouteOf>
 void SmCore::write_results(RouteOf&& route_of) {
   Completion c;
   while (completions_.pop_due(now_, c)) {
@@ -435,7 +435,11 @@ void SmCore::write_results(RouteOf&& route_of) {
         stats_.route_retries++;
         break;
       }
-      if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
+      if constexpr (kInterleaved) {
+        if (!arbitrator_.request_register_file(r.bank, /*is_write=*/true, now_)) break;
+      } else {
+        if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
+      }
       warp.pending_writes.reset(c.dst[written]);
       if (!inert_gate_) mechanism_.hooks->register_written(warp.ctx, c.dst[written]);
     }

@@ -250,7 +250,8 @@ class SmCore : private MechanismMemoryPort {
   void accumulate_residency(uint64_t cycles);
   void writeback();
   // writeback() with `route_of(warp, reg)` as the route of a destination.
-  template <class RouteOf>
+  // kInterleaved: as for OperandCollectors::read_units.
+  template <bool kInterleaved, class RouteOf>
   void write_results(RouteOf&& route_of);
   void ldst_step();
   void dispatch();
