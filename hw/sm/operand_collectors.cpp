@@ -36,7 +36,12 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
 
 bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
                                  uint32_t step) {
-  const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
+  return allocate_for(exec_unit_of(inst.op), warp, inst, cycle, step);
+}
+
+bool OperandCollectors::allocate_for(ExecUnit unit, const WarpContext& warp, const WarpInstruction& inst,
+                                     uint64_t cycle, uint32_t step) {
+  const unsigned u = static_cast<unsigned>(unit);
   const uint64_t free = free_[u];
   const uint64_t candidates = free & home_units_[u][warp.home ? 1 : 0];
   if (candidates == 0) return false;

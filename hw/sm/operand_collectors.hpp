@@ -104,6 +104,10 @@ class OperandCollectors {
   // Takes a free unit of `inst`'s type for `warp` in `cycle` (step `step` of
   // it); false if none is free.
   bool allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle, uint32_t step = 0);
+  // allocate() for a caller that knows the type, exec_unit_of(inst.op) (the
+  // ID_OC register the instruction waits in): spares working it out again.
+  bool allocate_for(ExecUnit unit, const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
+                    uint32_t step);
 
   // Pool u's first own_units[u] units serve warps of home 0, the rest warps
   // of home 1; all 0: no split. Only between kernels (no unit busy).

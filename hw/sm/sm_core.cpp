@@ -902,7 +902,7 @@ void SmCore::allocate_collectors(uint32_t step) {
     if (issued.empty() || !collectors_.has_free_unit(static_cast<ExecUnit>(u))) continue;
     for (uint32_t port = 0; port < issued.width(); ++port) {
       const IssuedInstruction& i = issued.oldest();
-      if (!collectors_.allocate(i.warp, i.inst, now_, step)) break;
+      if (!collectors_.allocate_for(static_cast<ExecUnit>(u), i.warp, i.inst, now_, step)) break;
       issued.pop_oldest();
       progress_ = true;
       if (issued.empty()) break;
