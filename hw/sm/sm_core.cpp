@@ -161,6 +161,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       l1d_(gpu.l1),
       icache_(gpu.icache) {
   answers_later_ok_ = spec_.ldst_transactions_per_cycle == 1 && spec_.fetch_per_cycle == 1;
+  for (unsigned op = 0; op < kNumOpClasses; ++op) unit_timings_[op] = &timing_rule(spec_, static_cast<OpClass>(op));
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
     Warp& w = warps_[slot];
     w.ibuffer.resize(spec_.ibuffer_entries);
@@ -786,8 +787,8 @@ void SmCore::dispatch() {
   note_wake(next_ready);
 }
 
-const UnitTiming& SmCore::unit_timing(OpClass op) const {
-  return op == OpClass::Sfu ? spec_.sfu : op == OpClass::FpAlu ? spec_.fp_alu : spec_.int_alu;
+const UnitTiming& SmCore::timing_rule(const SmSpec& spec, OpClass op) {
+  return op == OpClass::Sfu ? spec.sfu : op == OpClass::FpAlu ? spec.fp_alu : spec.int_alu;
 }
 
 // --- operand read: the collector units read through the route and the bank arbitrator.
