@@ -40,6 +40,7 @@ void BankArray::resize(uint32_t banks) {
 
 BankArbitrator::BankArbitrator(uint32_t register_banks, uint32_t scratchpad_banks, uint32_t register_bank_ports) {
   if (register_bank_ports == 0) throw std::logic_error("bank arbitrator: a register bank needs at least one port");
+  for (unsigned g = 0; g < kNumBankGroups; ++g) groups_[g].probes_ = &cycle_probes_.groups[g];
   groups_[static_cast<unsigned>(BankGroup::RegisterFile)].ports_ = register_bank_ports;
   set_banks(BankGroup::RegisterFile, register_banks);
   set_banks(BankGroup::Scratchpad, scratchpad_banks);
@@ -68,14 +69,15 @@ bool BankArbitrator::request_remote(uint16_t bank, bool is_write, uint64_t cycle
   // describe this cycle before the access is added to them.
   neighbour_->begin_cycle(cycle);
   BankArray& theirs = neighbour_->groups_[static_cast<unsigned>(BankGroup::RegisterFile)];
+  BankArray::Probes& my_probes = cycle_probes_.groups[static_cast<unsigned>(BankGroup::RemoteRegisterFile)];
   if (theirs.taken(bank, cycle, step)) {
-    refuse(mine, bank);
+    refuse(mine, my_probes, bank);
     return false;
   }
   theirs.grant(bank, cycle, step);
-  serve(theirs, bank, is_write);
-  serve(mine, bank, is_write);
-  ++probes_.grants_this_cycle;
+  serve(theirs, neighbour_->cycle_probes_.groups[static_cast<unsigned>(BankGroup::RegisterFile)], bank, is_write);
+  serve(mine, my_probes, bank, is_write);
+  ++cycle_probes_.arbitrator.grants_this_cycle;
   return true;
 }
 
@@ -121,8 +123,7 @@ uint64_t BankArbitrator::total_conflicts() const {
 
 void BankArbitrator::start_cycle(uint64_t cycle) {
   cycle_ = cycle;
-  probes_ = {};
-  for (BankArray& a : groups_) a.probes_ = {};
+  cycle_probes_ = {};
 }
 
 }  // namespace smshare

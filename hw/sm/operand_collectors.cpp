@@ -36,7 +36,12 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
 
 bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
                                  uint32_t step) {
-  const unsigned u = static_cast<unsigned>(exec_unit_of(inst.op));
+  return allocate_for(exec_unit_of(inst.op), warp, inst, cycle, step);
+}
+
+bool OperandCollectors::allocate_for(ExecUnit unit, const WarpContext& warp, const WarpInstruction& inst,
+                                     uint64_t cycle, uint32_t step) {
+  const unsigned u = static_cast<unsigned>(unit);
   const uint64_t free = free_[u];
   const uint64_t candidates = free & home_units_[u][warp.home ? 1 : 0];
   if (candidates == 0) return false;
@@ -95,12 +100,12 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
   // instructions on hotspot --ctas 45). Any other route is asked per operand.
   const uint32_t banks = route.interleaved_banks();
   if (banks != 0 && banks <= arbitrator.register_file().banks())
-    return read_units(cycle, step, arbitrator, [banks](const CollectorUnit& c, uint32_t i) {
+    return read_units<true>(cycle, step, arbitrator, [banks](const CollectorUnit& c, uint32_t i) {
       return RegisterRoute::interleaved(c.warp, c.operands[i], banks);
     });
   uint32_t most_extra_cycles = 0;  // for delayed_reads_ready_by_ (an ungranted read's count only widens the bound)
   const ReadResult result =
-      read_units(cycle, step, arbitrator, [&route, cycle, &most_extra_cycles](const CollectorUnit& c, uint32_t i) {
+      read_units<false>(cycle, step, arbitrator, [&route, cycle, &most_extra_cycles](const CollectorUnit& c, uint32_t i) {
         const OperandRoute r = route.route_of(c.warp, c.operands[i], /*is_write=*/false, cycle);
         most_extra_cycles = std::max<uint32_t>(most_extra_cycles, r.extra_cycles);
         return r;
@@ -111,7 +116,7 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
   return result;
 }
 
-template <class RouteOf>
+template <bool kInterleaved, class RouteOf>
 OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint32_t step, BankArbitrator& arbitrator,
                                                             RouteOf&& route_of) {
   const uint64_t now = time(cycle, step);
@@ -134,7 +139,11 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
         ++route_retries;
         continue;
       }
-      if (!arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle, bank_step)) continue;
+      if constexpr (kInterleaved) {
+        if (!arbitrator.request_register_file(r.bank, /*is_write=*/false, cycle, bank_step)) continue;
+      } else {
+        if (!arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle, bank_step)) continue;
+      }
       pending &= ~(1u << i);
       ready = std::max<uint64_t>(ready, read_ready + uint64_t{r.extra_cycles} * steps_per_cycle_);
       granted = true;

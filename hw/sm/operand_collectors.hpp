@@ -56,10 +56,8 @@ namespace smshare {
 // The execution unit type an instruction is dispatched to.
 enum class ExecUnit : uint8_t { Sp = 0, Sfu = 1, Mem = 2 };
 constexpr unsigned kNumExecUnits = 3;
-inline ExecUnit exec_unit_of(OpClass op) {
-  // A switch, which the compiler turns into one table lookup (two tests and
-  // the range tests of is_memory() were about 12 host instructions, asked
-  // at issue and at allocation of every instruction).
+// The rule (the pool an operation's collector unit and OC_EX register are of).
+constexpr ExecUnit exec_unit_rule(OpClass op) {
   switch (op) {
     case OpClass::Sfu:
       return ExecUnit::Sfu;
@@ -74,6 +72,16 @@ inline ExecUnit exec_unit_of(OpClass op) {
       return ExecUnit::Sp;
   }
 }
+// The rule by operation, worked out at compile time: it is asked at every
+// issue try and allocation, and GCC compiles the switch into range tests
+// (about 10 host instructions) rather than a lookup (52 M of them on the
+// bench trace).
+inline constexpr std::array<ExecUnit, kNumOpClasses> kExecUnitOf = [] {
+  std::array<ExecUnit, kNumOpClasses> units{};
+  for (unsigned op = 0; op < kNumOpClasses; ++op) units[op] = exec_unit_rule(static_cast<OpClass>(op));
+  return units;
+}();
+inline ExecUnit exec_unit_of(OpClass op) { return kExecUnitOf[static_cast<unsigned>(op)]; }
 
 class OperandCollectors {
  public:
@@ -104,6 +112,10 @@ class OperandCollectors {
   // Takes a free unit of `inst`'s type for `warp` in `cycle` (step `step` of
   // it); false if none is free.
   bool allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle, uint32_t step = 0);
+  // allocate() for a caller that knows the type, exec_unit_of(inst.op) (the
+  // ID_OC register the instruction waits in): spares working it out again.
+  bool allocate_for(ExecUnit unit, const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
+                    uint32_t step);
 
   // Pool u's first own_units[u] units serve warps of home 0, the rest warps
   // of home 1; all 0: no split. Only between kernels (no unit busy).
@@ -144,7 +156,9 @@ class OperandCollectors {
   const Probes& probes() const { return probes_; }
 
  private:
-  template <class RouteOf>
+  // kInterleaved: route_of is RegisterRoute::interleaved over banks the
+  // register file has (BankArbitrator::request_register_file).
+  template <bool kInterleaved, class RouteOf>
   ReadResult read_units(uint64_t cycle, uint32_t step, BankArbitrator& arbitrator, RouteOf&& route_of);
 
   std::vector<CollectorUnit> units_;

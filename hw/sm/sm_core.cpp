@@ -164,6 +164,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       l1d_(gpu.l1),
       icache_(gpu.icache) {
   answers_later_ok_ = spec_.ldst_transactions_per_cycle == 1 && spec_.fetch_per_cycle == 1;
+  for (unsigned op = 0; op < kNumOpClasses; ++op) unit_timings_[op] = &timing_rule(spec_, static_cast<OpClass>(op));
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
     Warp& w = warps_[slot];
     w.ibuffer.resize(spec_.ibuffer_entries);
@@ -443,12 +444,12 @@ void SmCore::writeback() {
   // file); any other route is asked per destination.
   const uint32_t banks = mechanism_.route->interleaved_banks();
   if (banks != 0 && banks <= arbitrator_.register_file().banks())
-    write_results([banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); });
+    write_results<true>([banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); });
   else
-    write_results([this](const WarpContext& w, uint16_t reg) { return mechanism_.route->route_of(w, reg, true, now_); });
+    write_results<false>([this](const WarpContext& w, uint16_t reg) { return mechanism_.route->route_of(w, reg, true, now_); });
 }
 
-template <class RouteOf>
+template <bool kInterleaved, class RouteOf>
 void SmCore::write_results(RouteOf&& route_of) {
   Completion c;
   while (completions_.pop_due(now_, c)) {
@@ -463,7 +464,11 @@ void SmCore::write_results(RouteOf&& route_of) {
         stats_.route_retries++;
         break;
       }
-      if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
+      if constexpr (kInterleaved) {
+        if (!arbitrator_.request_register_file(r.bank, /*is_write=*/true, now_)) break;
+      } else {
+        if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
+      }
       warp.pending_writes.reset(c.dst[written]);
       if (!inert_gate_) mechanism_.hooks->register_written(warp.ctx, c.dst[written]);
     }
@@ -820,8 +825,8 @@ void SmCore::dispatch() {
   note_wake(next_ready);
 }
 
-const UnitTiming& SmCore::unit_timing(OpClass op) const {
-  return op == OpClass::Sfu ? spec_.sfu : op == OpClass::FpAlu ? spec_.fp_alu : spec_.int_alu;
+const UnitTiming& SmCore::timing_rule(const SmSpec& spec, OpClass op) {
+  return op == OpClass::Sfu ? spec.sfu : op == OpClass::FpAlu ? spec.fp_alu : spec.int_alu;
 }
 
 // --- operand read: the collector units read through the route and the bank arbitrator.
@@ -936,7 +941,7 @@ void SmCore::allocate_collectors(uint32_t step) {
     if (issued.empty() || !collectors_.has_free_unit(static_cast<ExecUnit>(u))) continue;
     for (uint32_t port = 0; port < issued.width(); ++port) {
       const IssuedInstruction& i = issued.oldest();
-      if (!collectors_.allocate(i.warp, i.inst, now_, step)) break;
+      if (!collectors_.allocate_for(static_cast<ExecUnit>(u), i.warp, i.inst, now_, step)) break;
       issued.pop_oldest();
       progress_ = true;
       if (issued.empty()) break;
@@ -1466,8 +1471,10 @@ void SmCore::release_barrier(Cta& cta) {
 }
 
 // --- completion: a warp retires when drained; a CTA when all its warps have.
-// Inline: a test after every issue, fetch and writeback (retire_warp() is rare).
-inline void SmCore::maybe_retire(uint32_t warp) {
+// Inline: a test after every issue, fetch and writeback (retire_warp() is rare);
+// pinned, as the link-time inliner made it a call of its own when
+// exec_unit_of() became a table lookup (+17 M host instructions on the bench trace).
+[[gnu::always_inline]] inline void SmCore::maybe_retire(uint32_t warp) {
   const Warp& w = warps_[warp];
   if (w.valid && w.stream_done && w.ib_count == 0 && w.in_flight == 0) retire_warp(warp);
 }

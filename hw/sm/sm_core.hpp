@@ -266,7 +266,8 @@ class SmCore : private MechanismMemoryPort {
   void track_allocation();
   void writeback();
   // writeback() with `route_of(warp, reg)` as the route of a destination.
-  template <class RouteOf>
+  // kInterleaved: as for OperandCollectors::read_units.
+  template <bool kInterleaved, class RouteOf>
   void write_results(RouteOf&& route_of);
   void ldst_step();
   void dispatch();
@@ -279,7 +280,9 @@ class SmCore : private MechanismMemoryPort {
   void collect_operands();
   void dispatch_to_oc_ex(uint32_t step);
   void allocate_collectors(uint32_t step);
-  const UnitTiming& unit_timing(OpClass op) const;
+  // The timing of the SP or SFU pipeline an operation takes.
+  const UnitTiming& unit_timing(OpClass op) const { return *unit_timings_[static_cast<unsigned>(op)]; }
+  static const UnitTiming& timing_rule(const SmSpec& spec, OpClass op);
   void decode();
   void issue();
   // Issues warp `slot`'s next instruction from `scheduler` if the gate lets
@@ -373,6 +376,9 @@ class SmCore : private MechanismMemoryPort {
   const uint32_t sm_id_;
   const GpuSpec& gpu_;
   const SmSpec& spec_;
+  // timing_rule() per operation, looked up at every dispatch to a pipeline
+  // (its two comparisons were about 7 host instructions).
+  std::array<const UnitTiming*, kNumOpClasses> unit_timings_{};
   const SmSlots slots_;
   KernelSource* kernel_ = nullptr;
   Mechanism mechanism_;
