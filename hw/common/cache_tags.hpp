@@ -132,12 +132,13 @@ class CacheTags {
     if (order.newest != entry) move_to_front(entry, order);
   }
   [[gnu::noinline]] void move_to_front(uint32_t entry, SetOrder& order);
-  // A wide set (an L2's 16 to 64 ways, where a lookup nearly always
-  // misses) is searched by a byte per way, a fingerprint of its tag, 16 ways
+  // A wide set (an L2's 16 ways, where a lookup nearly always misses; the
+  // Accel-Sim configs' L1s of 32 to 96 ways and qv100's 16-way instruction
+  // cache) is searched by a byte per way, a fingerprint of its tag, 16 ways
   // per SSE2 compare; only a way whose fingerprint matches has its tag
   // compared. The way-by-way loop cost about 120 host instructions a missing
-  // lookup of 16 ways. Up to kScannedWays ways (the L1s, the instruction
-  // caches) the loop stays: it is as short, and inlined.
+  // lookup of 16 ways. Up to kScannedWays ways (the other configs' L1s and
+  // instruction caches) the loop stays: it is as short, and inlined.
   static constexpr uint32_t kScannedWays = 8;
   static constexpr uint32_t kFingerprintGroup = 16;  // ways per compare
   uint8_t fingerprint(uint64_t line) const { return static_cast<uint8_t>(line >> set_shift_); }

@@ -48,6 +48,8 @@ enum class OpClass : uint8_t {
   Exit,         // warp finished
 };
 constexpr unsigned kNumOpClasses = 12;
+// Tables indexed by class (exec_unit_of, the SM's unit timings, counters) are this long.
+static_assert(kNumOpClasses == static_cast<unsigned>(OpClass::Exit) + 1, "kNumOpClasses must count every OpClass");
 
 std::string_view to_string(OpClass op);
 

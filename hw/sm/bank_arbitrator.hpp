@@ -76,7 +76,15 @@ class BankArray {
   uint64_t total_reads() const;
   uint64_t total_writes() const;
   uint64_t total_conflicts() const;
+  // Cleared each cycle only in an SM a waveform traces (SmCore::set_probes_traced);
+  // elsewhere they accumulate and are read by nobody.
   const Probes& probes() const { return *probes_; }
+
+  BankArray() = default;
+  // Its probes live in the arbitrator that owns it (probes_): a copy would
+  // read the other arbitrator's.
+  BankArray(const BankArray&) = delete;
+  BankArray& operator=(const BankArray&) = delete;
 
  private:
   friend class BankArbitrator;
@@ -189,6 +197,8 @@ class BankArbitrator {
   const BankArray& register_file() const { return group(BankGroup::RegisterFile); }
   // Requests refused in every group: operand accesses deferred by a busy bank.
   uint64_t total_conflicts() const;
+  // Cleared each cycle only in an SM a waveform traces (SmCore::set_probes_traced);
+  // elsewhere they accumulate and are read by nobody.
   const Probes& probes() const { return cycle_probes_.arbitrator; }
 
  private:

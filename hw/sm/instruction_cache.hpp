@@ -79,6 +79,8 @@ class InstructionCache {
   uint64_t misses() const { return misses_; }
   uint64_t pending_hits() const { return pending_hits_; }
   uint64_t fills() const { return fills_; }
+  // Cleared each cycle only in an SM a waveform traces (SmCore::set_probes_traced);
+  // elsewhere they accumulate and are read by nobody.
   const Probes& probes() const { return probes_; }
 
  private:

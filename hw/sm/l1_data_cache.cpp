@@ -14,6 +14,7 @@ void L1DataCache::flush() {
   if (spec_.size_bytes)
     tags_ = std::make_unique<CacheTags>(spec_.size_bytes, spec_.line_bytes, spec_.ways, spec_.sector_bytes);
   fill_ready_.clear();
+  prune_fills_at_ = kPruneFillsAt;
   undecided_.clear();
   mshrs_ = SlotPool(spec_.mshr_entries);
 }

@@ -32,6 +32,7 @@
 //    counted, needs all it touches from below, and nothing is remembered.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -102,18 +103,26 @@ class L1DataCache {
   uint64_t sector_misses() const { return sector_misses_; }  // misses whose line was present
   uint64_t fills() const { return fills_; }
   uint64_t pending_hits() const { return pending_hits_; }  // hits whose data waited for a fill in flight
+  // Cleared each cycle only in an SM a waveform traces (SmCore::set_probes_traced);
+  // elsewhere they accumulate and are read by nobody.
   const Probes& probes() const { return probes_; }
   // Adds tag/data array accesses under the CACTI cfg name "l1d".
   void collect(ActivityCounters& out) const;
 
  private:
   // Entries whose data has arrived by `cycle` are dropped now and then, before
-  // a fill's entry is added: the table only needs the fills in flight (at
-  // most a few hundred). (Under FR-FCFS nothing else dropped the entries of
-  // lines not loaded again: the tables grew all kernel long.)
+  // a fill's entry is added: the table only needs the fills in flight (a few
+  // hundred with the shipped MSHR counts). (Under FR-FCFS nothing else
+  // dropped the entries of lines not loaded again: the tables grew all kernel
+  // long.) The next prune waits until the table has doubled from what a prune
+  // kept, so that with unlimited MSHRs and thousands of fills really in
+  // flight a fill does not rebuild the whole table each time.
   void forget_arrived_fills(uint64_t cycle) {
-    if (fill_ready_.size() >= 4096) fill_ready_.erase_if([cycle](uint64_t ready) { return ready <= cycle; });
+    if (fill_ready_.size() < prune_fills_at_) return;
+    fill_ready_.erase_if([cycle](uint64_t ready) { return ready <= cycle; });
+    prune_fills_at_ = std::max(kPruneFillsAt, 2 * fill_ready_.size());
   }
+  static constexpr size_t kPruneFillsAt = 4096;
   // accept_cycle() with limited MSHRs and load() of the line the tags hold
   // in entry `found` (CacheTags::find), with tags_ present, for the `needed`
   // sectors (CacheTags::sectors_of: rounded once for both).
@@ -135,6 +144,7 @@ class L1DataCache {
   std::unique_ptr<CacheTags> tags_;
   SlotPool mshrs_;
   SectorMap<uint64_t> fill_ready_;  // sector address -> cycle its in-flight fill returns
+  size_t prune_fills_at_ = kPruneFillsAt;  // forget_arrived_fills()' threshold
   SectorMap<uint32_t> undecided_;   // FR-FCFS: sector address -> read whose return is undecided
   uint64_t hits_ = 0, misses_ = 0, sector_misses_ = 0, fills_ = 0, pending_hits_ = 0;
   Probes probes_;

@@ -60,6 +60,8 @@ class Scratchpad {
   uint32_t latency() const { return latency_; }
   uint64_t accesses() const { return accesses_; }                // lane accesses served
   uint64_t conflict_cycles() const { return conflict_cycles_; }  // extra waves: sum of d - 1
+  // Cleared each cycle only in an SM a waveform traces (SmCore::set_probes_traced);
+  // elsewhere they accumulate and are read by nobody.
   const Probes& probes() const { return probes_; }
 
  private:
