@@ -62,13 +62,7 @@ class SectorMap {
   // run back at every erase.)
   template <typename Drop>
   void erase_if(Drop drop) {
-    std::vector<uint64_t> keys(keys_.size(), kEmpty);
-    std::vector<Value> values(keys.size());
-    keys.swap(keys_);
-    values.swap(values_);
-    size_ = 0;
-    for (size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != kEmpty && !drop(values[i])) set(keys[i], values[i]);
+    rebuild(keys_.size(), [&drop](const Value& v) { return !drop(v); });
   }
 
  private:
@@ -94,14 +88,20 @@ class SectorMap {
     --size_;
   }
   void grow() {
-    std::vector<uint64_t> keys(2 * keys_.size(), kEmpty);
-    std::vector<Value> values(keys.size());
+    --shift_;  // home() in the doubled table
+    rebuild(2 * keys_.size(), [](const Value&) { return true; });
+  }
+  // Puts the entries whose value `keep` accepts into a cleared table of
+  // `slots` slots (shift_ already set for it).
+  template <typename Keep>
+  void rebuild(size_t slots, Keep keep) {
+    std::vector<uint64_t> keys(slots, kEmpty);
+    std::vector<Value> values(slots);
     keys.swap(keys_);
     values.swap(values_);
-    --shift_;
     size_ = 0;
     for (size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != kEmpty) set(keys[i], values[i]);
+      if (keys[i] != kEmpty && keep(values[i])) set(keys[i], values[i]);
   }
 
   std::vector<uint64_t> keys_;
