@@ -98,9 +98,14 @@ class RegisterRoute {
   OperandRoute route_of(const WarpContext& w, uint16_t reg, bool is_write, uint64_t cycle) {
     return interleaved_banks_ ? interleaved(w, reg, interleaved_banks_) : route(w, reg, is_write, cycle);
   }
-  // The banks of a route that is interleaved() for every access; 0 for a
-  // route that must be asked (route()).
-  uint32_t interleaved_banks() const { return interleaved_banks_; }
+  // The banks of a route that is interleaved() for every access, when a
+  // register file of `register_file_banks` banks has every one of them; 0
+  // for a route that must be asked (route()) or banks the file lacks. The
+  // SM's operand reads and result writes then run with the route's answers
+  // known and no bank check (BankArbitrator::request_register_file).
+  uint32_t interleaved_banks_within(uint32_t register_file_banks) const {
+    return interleaved_banks_ != 0 && interleaved_banks_ <= register_file_banks ? interleaved_banks_ : 0;
+  }
   // The register indexing policy: the home (WarpContext::home) of a warp
   // launched with `w` (its home field holds its CTA's CtaAllocation::home).
   // Its operands are routed to that SM's banks and its instructions take

@@ -442,8 +442,8 @@ void SmCore::writeback() {
   // interleaved over banks that all exist in the register file, is compiled
   // into the loop with its answers known (never a retry, always the register
   // file); any other route is asked per destination.
-  const uint32_t banks = mechanism_.route->interleaved_banks();
-  if (banks != 0 && banks <= arbitrator_.register_file().banks())
+  const uint32_t banks = mechanism_.route->interleaved_banks_within(arbitrator_.register_file().banks());
+  if (banks != 0)
     write_results<true>([banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); });
   else
     write_results<false>([this](const WarpContext& w, uint16_t reg) { return mechanism_.route->route_of(w, reg, true, now_); });
@@ -1205,7 +1205,7 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   const Warp* u = other_half(lower);
   // In step before the lower half's issue, ready, at the same instruction.
   if (!u || u->issued + 1 != lower.issued || u->wait != StallReason::None || u->head().pc != pc) return;
-  try_issue(lower.other_half % spec_.num_schedulers, lower.other_half);
+  try_issue(u->scheduler, lower.other_half);
 }
 
 // Compiled into its callers (issue_from(), twice with dual issue, and
@@ -1485,7 +1485,7 @@ void SmCore::retire_warp(uint32_t warp) {
   refresh(warp);
   settle_residency();
   --resident_warps_;
-  schedulers_[warp % spec_.num_schedulers]->warp_finished(warp);
+  schedulers_[w.scheduler]->warp_finished(warp);
   mechanism_.hooks->warp_finished(w.ctx);
   Cta& cta = ctas_[w.ctx.cta_slot];
   if (--cta.live_warps == 0) retire_cta(w.ctx.cta_slot);
