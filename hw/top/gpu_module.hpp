@@ -4,10 +4,12 @@
 // order of memory requests within a cycle is fixed by SM index: a run gives
 // the same result whether SMs sleep through idle cycles or, in a waveform's
 // window, tick every cycle; and with --host-threads, whether the SMs of a
-// cycle are ticked one after another or on several host threads. Kernels
-// run one after another (a stream): when every SM has drained kernel i,
-// kernel i+1 is launched in the next cycle, its CTAs dealt round-robin over
-// the SMs.
+// cycle are ticked one after another or on several host threads. The clock
+// runs up to kCyclesAhead cycles in one SystemC activation, ahead of
+// SystemC time (the SMs' transactions carry their cycle in the delay).
+// Kernels run one after another (a stream): when every SM has drained
+// kernel i, kernel i+1 is launched in the next cycle, its CTAs dealt
+// round-robin over the SMs.
 #pragma once
 
 #include <systemc>
@@ -89,8 +91,17 @@ class GpuModule : public sc_core::sc_module {
 
  private:
   SC_HAS_PROCESS(GpuModule);
-  void start_of_simulation() override { launch(0); }
+  void start_of_simulation() override { launch(0, 0); }
+  // How far the clock may run ahead of SystemC time in one activation, in
+  // cycles: the memory system's own record of requests in flight is pruned
+  // at SystemC time (DramChannelTiming::retire), so it holds at most this
+  // many cycles more of them.
+  static constexpr uint64_t kCyclesAhead = 256;
   void clock_method();
+  // Runs GPU cycle `cycle` (launch, memory responses, the SMs' ticks, the
+  // waveform, the observer); returns the next cycle anything is due
+  // (SmCore::kNever: nothing left).
+  uint64_t run_cycle(uint64_t cycle);
   // dram.scheduler: frfcfs. Takes the DRAM decisions due before cycle
   // `cycle`'s requests could matter (MemoryTiming::advance) and hands the
   // completed reads to their SMs, re-arming them; and the first cycle in
@@ -102,8 +113,8 @@ class GpuModule : public sc_core::sc_module {
   void wake(uint32_t sm, uint64_t cycle);
   // Gives each SM one CTA of kernel `k` per round, round-robin, until no SM
   // takes another (GPGPU-Sim's CTA issue at kernel launch).
-  void launch(size_t k);
-  void kernel_drained();
+  void launch(size_t k, uint64_t cycle);
+  void kernel_drained(uint64_t cycle);
   // What the SMs are due to do after a cycle's ticks, gathered in the pass
   // that ticks them (a second pass over due_ cost as much as the first:
   // 60 M host instructions on the bench trace).
