@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstddef>
@@ -130,31 +131,47 @@ struct CacheRejected {
   std::string why;
 };
 
-// 64-bit checksum in four independent lanes (each step a bijection of the
-// lane's state, so any one changed word changes the result): cheap enough to
-// check on every load, unlike the SHA-256 of the trace.
+// 64-bit checksum over 8-byte words in eight lanes (word i in lane i mod 8),
+// Fletcher's pair in each: the lane's sum, which any one changed word
+// changes, and the sum of its running sums, which words that trade places
+// change; the sixteen then mixed into one word with the length. Adds only,
+// four 128-bit vectors a step (GCC's vector extension; SSE2's 64-bit adds
+// on x86-64): cheap enough to check on every load (0.25 host instructions a
+// byte; a multiply and a shift per word cost 0.75), unlike the SHA-256 of the
+// trace.
 uint64_t checksum(const char* p, size_t n, uint64_t seed) {
-  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
-  uint64_t h[4] = {seed ^ 0x243F6A8885A308D3ull, seed ^ 0x13198A2E03707344ull, seed ^ 0xA4093822299F31D0ull,
-                   seed ^ 0x082EFA98EC4E6C89ull};
+  typedef uint64_t TwoWords __attribute__((vector_size(16)));
+  constexpr size_t kVectors = 4, kStep = kVectors * sizeof(TwoWords);
+  TwoWords sum[kVectors], sum_of_sums[kVectors];
+  for (size_t v = 0; v < kVectors; ++v) {
+    sum[v] = TwoWords{seed + 2 * v, seed + 2 * v + 1};
+    sum_of_sums[v] = TwoWords{0, 0};
+  }
   size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    for (int k = 0; k < 4; ++k) {
-      uint64_t w;
-      std::memcpy(&w, p + i + 8 * k, 8);
-      h[k] = (h[k] ^ w) * kMul;
-      h[k] ^= h[k] >> 32;
+  for (; i + kStep <= n; i += kStep) {
+    for (size_t v = 0; v < kVectors; ++v) {
+      TwoWords w;
+      std::memcpy(&w, p + i + v * sizeof w, sizeof w);
+      sum[v] += w;
+      sum_of_sums[v] += sum[v];
     }
   }
-  for (; i < n; ++i) {
-    h[0] = (h[0] ^ static_cast<uint8_t>(p[i])) * kMul;
-    h[0] ^= h[0] >> 32;
+  // The last words, the last one padded with zeros (the length tells
+  // padding from data), into the lanes they come next in.
+  for (size_t k = 0; i < n; i += 8, ++k) {
+    uint64_t w = 0;
+    std::memcpy(&w, p + i, std::min<size_t>(8, n - i));
+    sum[k / 2][k % 2] += w;
+    sum_of_sums[k / 2][k % 2] += sum[k / 2][k % 2];
   }
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
   uint64_t r = n;
-  for (uint64_t x : h) {
-    r = (r ^ x) * kMul;
-    r ^= r >> 29;
-  }
+  for (const TwoWords* lanes : {sum, sum_of_sums})
+    for (size_t v = 0; v < kVectors; ++v)
+      for (int k = 0; k < 2; ++k) {
+        r = (r ^ lanes[v][k]) * kMul;
+        r ^= r >> 29;
+      }
   return r;
 }
 

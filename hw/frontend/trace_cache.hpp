@@ -48,7 +48,7 @@ struct TraceStats {
 // Bump whenever what a line decodes to, or the layout below, changes: a
 // cache of another version is rebuilt. (The opcode tables and the decoding
 // options are part of the decoder key and need no bump.)
-constexpr uint32_t kTraceCacheVersion = 1;
+constexpr uint32_t kTraceCacheVersion = 2;
 
 // Appends one decoded instruction line to an instruction stream.
 // `has_addresses`: the line carried lane addresses (LineExtras::addresses);

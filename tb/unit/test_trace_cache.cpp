@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -336,8 +337,21 @@ TEST(TraceCache, RebuiltOnOtherVersionOrDamage) {
   flipped[good.size() / 2] = static_cast<char>(flipped[good.size() / 2] ^ 0x10);
   std::string flipped_header = good;
   flipped_header[40] = static_cast<char>(flipped_header[40] ^ 0x01);  // in the trace's SHA-256
+  // Two different words of the payload 64 bytes apart, which the checksum
+  // adds into the same lane, traded places: the lane's sum stays, the sum of
+  // its running sums does not.
+  std::string traded = good;
+  size_t at = good.size() / 2 / 8 * 8;
+  while (at + 72 <= good.size() && good.compare(at, 8, good, at + 64, 8) == 0) at += 8;
+  ASSERT_LE(at + 72, good.size()) << "no two different words 64 bytes apart";
+  std::swap_ranges(traded.begin() + static_cast<std::ptrdiff_t>(at), traded.begin() + static_cast<std::ptrdiff_t>(at + 8),
+                   traded.begin() + static_cast<std::ptrdiff_t>(at + 64));
+  std::string last_byte = good;  // where a payload that is not whole steps ends
+  last_byte.back() = static_cast<char>(last_byte.back() ^ 0x01);
   const std::vector<Damage> damages = {{"other version", other_version},
                                        {"a flipped payload bit", flipped},
+                                       {"two payload words traded places", traded},
+                                       {"a flipped last byte", last_byte},
                                        {"a flipped header bit", flipped_header},
                                        {"truncated", good.substr(0, good.size() / 2)},
                                        {"empty", ""},
