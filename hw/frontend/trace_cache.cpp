@@ -16,10 +16,6 @@
 #include <mutex>
 #include <type_traits>
 
-#if defined(__SSE2__) && defined(__x86_64__)
-#include <emmintrin.h>
-#endif
-
 #include "hw/common/atomic_file.hpp"
 #include "hw/common/error.hpp"
 #include "hw/common/file_mapping.hpp"
@@ -39,70 +35,18 @@ enum class AddressForm : uint8_t {
   List = 2,    // one word per active lane, in lane order
 };
 
-constexpr uint8_t kNoRegByte = 0xFF;  // kNoReg in a record (registers are R0..R254)
-
-// One instruction line. Inactive lanes' addresses are 0, as the parser
-// gives them; num_dst and num_src are the registers present (the parser
-// packs them first).
-struct TraceRecord {
-  uint32_t pc;           // below kInstructionRegionBytes (2^32)
-  uint32_t active_mask;
-  uint8_t op_and_form;   // OpClass in bits 0-3, AddressForm in bits 4-5
-  uint8_t access_bytes;
-  uint8_t dst[kMaxDstRegs];
-  uint8_t src[kMaxSrcRegs];
-};
-static_assert(sizeof(TraceRecord) == 16, "the stream's records are 16 bytes");
-static_assert(kNumOpClasses <= 16, "an OpClass fits in 4 bits");
-static_assert(kInstructionRegionBytes <= (1ull << 32), "a PC fits in 32 bits");
-
-uint8_t reg_byte(uint16_t reg) { return reg == kNoReg ? kNoRegByte : static_cast<uint8_t>(reg); }
-
-// Sets out.dst, out.src, num_dst and num_src from the record's register
-// bytes (kNoRegByte: kNoReg), in the record at `p`.
-inline void read_registers(const char* p, WarpInstruction& out) {
-  static_assert(offsetof(TraceRecord, src) == offsetof(TraceRecord, dst) + kMaxDstRegs &&
-                    offsetof(TraceRecord, dst) == 10 && sizeof(TraceRecord) == 16,
-                "the register bytes are the record's last six, dst first");
-#if defined(__SSE2__) && defined(__x86_64__)
-  // All six at once (once per streamed instruction; a byte at a time cost
-  // 40 host instructions): the record's last 8 bytes as 16-bit lanes whose
-  // high byte is 0xFF where the byte is kNoRegByte, so kNoRegByte widens to
-  // kNoReg and every other byte to itself.
-  static_assert(kNoRegByte == 0xFF && kNoReg == 0xFFFF, "kNoRegByte widens to kNoReg by its high byte");
-  const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8));
-  const __m128i absent = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(static_cast<char>(kNoRegByte)));
-  const __m128i lanes = _mm_unpacklo_epi8(bytes, absent);  // lane i: byte 8 + i
-  const uint32_t dst = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(lanes, 4)));      // lanes 2, 3
-  const uint64_t src = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(lanes, lanes)));  // lanes 4-7
-  std::memcpy(out.dst.data(), &dst, sizeof dst);
-  std::memcpy(out.src.data(), &src, sizeof src);
-  // The counts looked up by the compare's bits for the six register bytes
-  // (counting them with count_bits cost 29 host instructions more).
-  struct Present {
-    uint8_t dst, src;
-  };
-  static constexpr auto kPresent = [] {
-    std::array<Present, 1u << (kMaxDstRegs + kMaxSrcRegs)> table{};
-    for (uint32_t absent_bits = 0; absent_bits < table.size(); ++absent_bits) {  // bit i: register byte i
-      table[absent_bits].dst = static_cast<uint8_t>(kMaxDstRegs - count_bits(absent_bits & 0x3));
-      table[absent_bits].src = static_cast<uint8_t>(kMaxSrcRegs - count_bits(absent_bits >> kMaxDstRegs));
-    }
-    return table;
-  }();
-  const Present present = kPresent[(static_cast<uint32_t>(_mm_movemask_epi8(absent)) >> 2) & 0x3F];
-  out.num_dst = present.dst;
-  out.num_src = present.src;
-#else
-  TraceRecord r;
-  std::memcpy(&r, p, sizeof r);
-  unsigned nd = 0, ns = 0;
-  for (unsigned i = 0; i < kMaxDstRegs; ++i) nd += (out.dst[i] = r.dst[i] == kNoRegByte ? kNoReg : r.dst[i]) != kNoReg;
-  for (unsigned i = 0; i < kMaxSrcRegs; ++i) ns += (out.src[i] = r.src[i] == kNoRegByte ? kNoReg : r.src[i]) != kNoReg;
-  out.num_dst = static_cast<uint8_t>(nd);
-  out.num_src = static_cast<uint8_t>(ns);
-#endif
-}
+// One instruction line: the bytes of its WarpInstruction up to the lane
+// addresses, as the SM reads them, so that a record decodes by one copy.
+// The phase field, which the kernel sets as the warp streams (its phases are
+// derived after decoding), holds the record's AddressForm instead; the
+// padding after it is zero, so that a cache's bytes are decided by the
+// trace. Inactive lanes' addresses are 0, as the parser gives them.
+constexpr size_t kRecordBytes = offsetof(WarpInstruction, addr);
+constexpr size_t kRecordFormAt = offsetof(WarpInstruction, phase);
+static_assert(std::is_trivially_copyable_v<WarpInstruction> && kRecordBytes == 32 && kRecordBytes % 8 == 0,
+              "a record is the 32 bytes of a WarpInstruction before its lane addresses, which stay 8-aligned");
+static_assert(sizeof(WarpInstruction::phase) == 2 && kRecordFormAt + 2 <= kRecordBytes,
+              "the form takes the phase's first byte");
 
 // ---------------------------------------------------------------- the file
 
@@ -223,7 +167,7 @@ std::string encode_image(const DecodedTrace::Contents& c, const TraceFileStamp& 
   CacheHeader h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.version = kTraceCacheVersion;
-  h.record_bytes = sizeof(TraceRecord);
+  h.record_bytes = kRecordBytes;
   h.trace_size = stamp.size;
   h.trace_mtime_ns = stamp.mtime_ns;
   std::memcpy(h.trace_sha256, trace_sha256.data(), sizeof h.trace_sha256);
@@ -270,7 +214,7 @@ CacheHeader read_header(const char* data, size_t size) {
   CacheHeader h;
   std::memcpy(&h, data, sizeof h);
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) throw CacheRejected{"not a decoded-trace cache"};
-  if (h.version != kTraceCacheVersion || h.record_bytes != sizeof(TraceRecord))
+  if (h.version != kTraceCacheVersion || h.record_bytes != kRecordBytes)
     throw CacheRejected{"format version " + std::to_string(h.version) + ", this smshare reads version " +
                         std::to_string(kTraceCacheVersion)};
   if (h.file_bytes != size)
@@ -384,12 +328,6 @@ bool stamp_vouches_for_content(const CacheHeader& h, const TraceFileStamp& now) 
 // ---------------------------------------------------------------- stream
 
 void append_trace_record(std::string& stream, const WarpInstruction& inst, bool has_addresses) {
-  TraceRecord r{};
-  r.pc = static_cast<uint32_t>(inst.pc);
-  r.active_mask = inst.active_mask;
-  r.access_bytes = inst.access_bytes;
-  for (unsigned i = 0; i < kMaxDstRegs; ++i) r.dst[i] = reg_byte(inst.dst[i]);
-  for (unsigned i = 0; i < kMaxSrcRegs; ++i) r.src[i] = reg_byte(inst.src[i]);
   uint64_t active[kWarpLanes];
   unsigned k = 0;
   if (has_addresses)
@@ -400,8 +338,11 @@ void append_trace_record(std::string& stream, const WarpInstruction& inst, bool 
   bool strided = has_addresses && k > 2;
   for (unsigned i = 2; strided && i < k; ++i) strided = active[i] - active[i - 1] == active[1] - active[0];
   const AddressForm form = !has_addresses ? AddressForm::None : strided ? AddressForm::Stride : AddressForm::List;
-  r.op_and_form = static_cast<uint8_t>(static_cast<uint8_t>(inst.op) | (static_cast<uint8_t>(form) << 4));
-  put(stream, r);
+  char record[kRecordBytes];
+  std::memcpy(record, &inst, kRecordBytes);
+  std::memset(record + kRecordFormAt, 0, kRecordBytes - kRecordFormAt);  // the phase and the padding
+  record[kRecordFormAt] = static_cast<char>(form);
+  stream.append(record, kRecordBytes);
   if (form == AddressForm::Stride) {
     put(stream, active[0]);
     put(stream, active[1] - active[0]);
@@ -410,51 +351,67 @@ void append_trace_record(std::string& stream, const WarpInstruction& inst, bool 
   }
 }
 
-const char* DecodedTrace::read(const char* p, WarpInstruction& out) const {
-  auto damaged = [&]() {
-    return InputError(cache_path_ + ": the decoded-trace cache is damaged (a record runs past the end of its "
-                                    "stream); delete it and it is rebuilt from the trace");
-  };
-  if (static_cast<size_t>(stream_end() - p) < sizeof(TraceRecord)) throw damaged();
-  TraceRecord r;
-  std::memcpy(&r, p, sizeof r);
-  p += sizeof r;
-  out.pc = r.pc;
-  out.active_mask = r.active_mask;
-  out.op = static_cast<OpClass>(r.op_and_form & 0x0F);
-  out.access_bytes = r.access_bytes;
-  read_registers(p - sizeof r, out);
-  const auto form = static_cast<AddressForm>(r.op_and_form >> 4);
+namespace {
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_damaged(const std::string& cache_path) {
+  throw InputError(cache_path + ": the decoded-trace cache is damaged (a record runs past the end of its "
+                                "stream or is malformed); delete it and it is rebuilt from the trace");
+}
+
+// The addresses of a record that does not give every lane base + k * stride
+// (out of line: a list, or a stride with lanes off, is rare); returns the
+// pointer past them, or null if they run past `end` or the form is none
+// of those.
+[[gnu::noinline]] const char* read_lane_addresses(const char* p, const char* end, AddressForm form,
+                                                  WarpInstruction& out) {
+  const uint32_t mask = out.active_mask;
   if (form == AddressForm::Stride) {
-    if (static_cast<size_t>(stream_end() - p) < 2 * sizeof(uint64_t)) throw damaged();
+    if (static_cast<size_t>(end - p) < 2 * sizeof(uint64_t)) return nullptr;
     uint64_t a, stride;
     std::memcpy(&a, p, 8);
     std::memcpy(&stride, p + 8, 8);
-    p += 16;
-    if (r.active_mask == ~uint32_t{0}) {
-      fill_lane_addresses(out.addr, a, stride);  // every lane (most records)
-    } else {
-      for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-        if ((r.active_mask >> lane) & 1u) {
-          out.addr[lane] = a;
-          a += stride;
-        } else {
-          out.addr[lane] = 0;
-        }
-      }
-    }
-  } else if (form == AddressForm::List) {
-    const size_t bytes = out.active_lanes() * sizeof(uint64_t);
-    if (static_cast<size_t>(stream_end() - p) < bytes) throw damaged();
     for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-      if ((r.active_mask >> lane) & 1u) {
-        std::memcpy(&out.addr[lane], p, 8);
-        p += 8;
+      if ((mask >> lane) & 1u) {
+        out.addr[lane] = a;
+        a += stride;
       } else {
         out.addr[lane] = 0;
       }
     }
+    return p + 16;
   }
+  if (form != AddressForm::List || static_cast<size_t>(end - p) < out.active_lanes() * sizeof(uint64_t)) return nullptr;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    if ((mask >> lane) & 1u) {
+      std::memcpy(&out.addr[lane], p, 8);
+      p += 8;
+    } else {
+      out.addr[lane] = 0;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+const char* DecodedTrace::read(const char* p, WarpInstruction& out) const {
+  const char* end = stream_end();
+  if (static_cast<size_t>(end - p) < kRecordBytes) throw_damaged(cache_path_);
+  const auto form = static_cast<AddressForm>(p[kRecordFormAt]);
+  std::memcpy(static_cast<void*>(&out), p, kRecordBytes);
+  p += kRecordBytes;
+  if (form == AddressForm::None) return p;
+  // A full warp's base and stride (most records with addresses) inline.
+  if (form == AddressForm::Stride && out.active_mask == ~uint32_t{0} &&
+      static_cast<size_t>(end - p) >= 2 * sizeof(uint64_t)) {
+    uint64_t a, stride;
+    std::memcpy(&a, p, 8);
+    std::memcpy(&stride, p + 8, 8);
+    fill_lane_addresses(out.addr, a, stride);
+    return p + 16;
+  }
+  p = read_lane_addresses(p, end, form, out);
+  if (!p) throw_damaged(cache_path_);
   return p;
 }
 

@@ -9,8 +9,9 @@
 //    checksum of the payload;
 //  - payload: the trace's header text (re-read by the header parser), its
 //    TraceStats, the CTA and warp index, and the instruction stream: per
-//    instruction line one fixed 16-byte TraceRecord, followed by its lane
-//    addresses when the line has any.
+//    instruction line one fixed 32-byte record (its WarpInstruction's bytes
+//    up to the lane addresses), followed by its lane addresses when the line
+//    has any.
 // The file is written to a temporary name and renamed into place
 // (hw/common/atomic_file.hpp), so a reader sees a whole cache or none. A
 // cache whose stamp, decoder key, version, sizes or checksum do not match is
@@ -48,7 +49,7 @@ struct TraceStats {
 // Bump whenever what a line decodes to, or the layout below, changes: a
 // cache of another version is rebuilt. (The opcode tables and the decoding
 // options are part of the decoder key and need no bump.)
-constexpr uint32_t kTraceCacheVersion = 2;
+constexpr uint32_t kTraceCacheVersion = 3;
 
 // Appends one decoded instruction line to an instruction stream.
 // `has_addresses`: the line carried lane addresses (LineExtras::addresses);
@@ -84,10 +85,11 @@ class DecodedTrace {
   // The cache file it came from ("" when decoded in memory only).
   const std::string& cache_path() const { return cache_path_; }
 
-  // Decodes the record at `p` (within [p, end)) into `out`, all but its
-  // phase (the kernel's phases give it); returns the pointer past the
-  // record and its addresses. Throws InputError naming the cache
-  // if the record runs past `end` (a cache damaged beyond its checksum).
+  // Decodes the record at `p` (within the stream) into `out`, all but its
+  // phase, which it leaves undefined (the kernel's phases give it); returns
+  // the pointer past the record and its addresses. Throws InputError naming
+  // the cache if the record runs past the stream's end or is malformed (a
+  // cache damaged beyond its checksum).
   const char* read(const char* p, WarpInstruction& out) const;
 
  private:

@@ -225,9 +225,6 @@ class TraceWarpProgram : public WarpProgram {
     if (remaining_ == 0) return false;
     next_ = trace_->read(next_, out);
     --remaining_;
-    // An EXIT before the warp's last line retires only its active threads
-    // (a bounds-check return); the warp goes on, so it is control flow here.
-    if (out.op == OpClass::Exit && remaining_ > 0) out.op = OpClass::Control;
     out.phase = phases_ ? phases_->phase_of(out.pc) : 0;
     return true;
   }
@@ -370,13 +367,19 @@ void decode_body(const std::string& path, const FileMapping& file, const TraceHe
           w.count = declared;
         }
         parser.parse(b, e, no, inst, extras);
-        append_trace_record(out.stream, inst, extras.addresses);
         ++seen;
         ++stats.instruction_lines;
         ++stats.per_class[static_cast<size_t>(inst.op)];
         stats.dropped_registers += extras.dropped_regs;
         if (extras.unknown_opcode) ++stats.unknown_opcodes[std::string(extras.mnemonic)];
-        if (inst.op == OpClass::Exit && seen < declared) ++stats.early_exits;
+        if (inst.op == OpClass::Exit && seen < declared) {
+          // An EXIT before the warp's last line retires only its active
+          // threads (a bounds-check return); the warp goes on, so it is
+          // streamed as control flow.
+          ++stats.early_exits;
+          inst.op = OpClass::Control;
+        }
+        append_trace_record(out.stream, inst, extras.addresses);
         continue;
       }
       // A keyword before the declared count was reached: close_warp reports it.
