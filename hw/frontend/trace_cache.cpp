@@ -22,6 +22,7 @@
 #include "hw/common/sha256.hpp"
 #include "hw/frontend/lane_addresses.hpp"
 #include "hw/frontend/trace_opcodes.hpp"
+#include "hw/frontend/trace_phases.hpp"
 
 namespace smshare {
 namespace {
@@ -359,14 +360,13 @@ namespace {
 }
 
 // The addresses of a record that does not give every lane base + k * stride
-// (out of line: a list, or a stride with lanes off, is rare); returns the
-// pointer past them, or null if they run past `end` or the form is none
-// of those.
-[[gnu::noinline]] const char* read_lane_addresses(const char* p, const char* end, AddressForm form,
-                                                  WarpInstruction& out) {
+// (a list, or a stride with lanes off: rare), at `p`. Throws InputError
+// naming the cache if they run past `end` or the form is none of those.
+[[gnu::noinline]] void read_lane_addresses(const char* p, const char* end, AddressForm form, WarpInstruction& out,
+                                           const std::string& cache_path) {
   const uint32_t mask = out.active_mask;
   if (form == AddressForm::Stride) {
-    if (static_cast<size_t>(end - p) < 2 * sizeof(uint64_t)) return nullptr;
+    if (static_cast<size_t>(end - p) < 2 * sizeof(uint64_t)) throw_damaged(cache_path);
     uint64_t a, stride;
     std::memcpy(&a, p, 8);
     std::memcpy(&stride, p + 8, 8);
@@ -378,9 +378,10 @@ namespace {
         out.addr[lane] = 0;
       }
     }
-    return p + 16;
+    return;
   }
-  if (form != AddressForm::List || static_cast<size_t>(end - p) < out.active_lanes() * sizeof(uint64_t)) return nullptr;
+  if (form != AddressForm::List || static_cast<size_t>(end - p) < out.active_lanes() * sizeof(uint64_t))
+    throw_damaged(cache_path);
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     if ((mask >> lane) & 1u) {
       std::memcpy(&out.addr[lane], p, 8);
@@ -389,30 +390,35 @@ namespace {
       out.addr[lane] = 0;
     }
   }
-  return p;
 }
 
 }  // namespace
 
-const char* DecodedTrace::read(const char* p, WarpInstruction& out) const {
-  const char* end = stream_end();
-  if (static_cast<size_t>(end - p) < kRecordBytes) throw_damaged(cache_path_);
+// Inlined into the warp program's next() (link-time): the phase is set and
+// the cursor moved here, from values already in registers.
+void DecodedTrace::read(const char*& cursor, WarpInstruction& out, const PhaseLookup& phase_of) const {
+  const char* p = cursor;
+  if (static_cast<size_t>(stream_end_ - p) < kRecordBytes) throw_damaged(cache_path_);
   const auto form = static_cast<AddressForm>(p[kRecordFormAt]);
   std::memcpy(static_cast<void*>(&out), p, kRecordBytes);
+  out.phase = phase_of(out.pc);
   p += kRecordBytes;
-  if (form == AddressForm::None) return p;
+  if (form == AddressForm::None) {
+    cursor = p;
+    return;
+  }
   // A full warp's base and stride (most records with addresses) inline.
   if (form == AddressForm::Stride && out.active_mask == ~uint32_t{0} &&
-      static_cast<size_t>(end - p) >= 2 * sizeof(uint64_t)) {
+      static_cast<size_t>(stream_end_ - p) >= 2 * sizeof(uint64_t)) {
     uint64_t a, stride;
     std::memcpy(&a, p, 8);
     std::memcpy(&stride, p + 8, 8);
     fill_lane_addresses(out.addr, a, stride);
-    return p + 16;
+    cursor = p + 2 * sizeof(uint64_t);
+    return;
   }
-  p = read_lane_addresses(p, end, form, out);
-  if (!p) throw_damaged(cache_path_);
-  return p;
+  cursor = p + (form == AddressForm::Stride ? 2 : out.active_lanes()) * sizeof(uint64_t);
+  read_lane_addresses(p, stream_end_, form, out, cache_path_);
 }
 
 // ---------------------------------------------------------------- the file
@@ -469,7 +475,7 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::load(std::string* why) const
       }
     }
     trace->stream_ = stream;
-    trace->stream_bytes_ = h.stream_bytes;
+    trace->stream_end_ = trace->stream_ + h.stream_bytes;
     trace->storage_ = mapping;
     trace->cache_path_ = cache_path_;
     return trace;
@@ -523,7 +529,7 @@ std::shared_ptr<const DecodedTrace> TraceCacheFile::store(DecodedTrace::Contents
   try {
     const CacheHeader h = read_header(bytes->data(), bytes->size());
     trace->stream_ = decode_image(bytes->data(), h, trace->contents_);
-    trace->stream_bytes_ = h.stream_bytes;
+    trace->stream_end_ = trace->stream_ + h.stream_bytes;
   } catch (const CacheRejected& r) {
     throw std::logic_error("TraceCacheFile::store: the image just encoded does not decode: " + r.why);
   }

@@ -29,6 +29,8 @@
 
 namespace smshare {
 
+class PhaseLookup;
+
 // Counts over the whole kernel file, gathered when it is decoded.
 struct TraceStats {
   uint64_t instruction_lines = 0;                  // instruction lines in the file
@@ -81,16 +83,15 @@ class DecodedTrace {
   const std::vector<uint32_t>& cta_first_warp() const { return contents_.cta_first_warp; }
   const std::vector<Warp>& warps() const { return contents_.warps; }
   const char* stream_begin() const { return stream_; }
-  const char* stream_end() const { return stream_ + stream_bytes_; }
+  const char* stream_end() const { return stream_end_; }
   // The cache file it came from ("" when decoded in memory only).
   const std::string& cache_path() const { return cache_path_; }
 
-  // Decodes the record at `p` (within the stream) into `out`, all but its
-  // phase, which it leaves undefined (the kernel's phases give it); returns
-  // the pointer past the record and its addresses. Throws InputError naming
-  // the cache if the record runs past the stream's end or is malformed (a
-  // cache damaged beyond its checksum).
-  const char* read(const char* p, WarpInstruction& out) const;
+  // Decodes the record at `cursor` (within the stream) into `out`, its
+  // phase by `phase_of`, and moves `cursor` past the record and its
+  // addresses. Throws InputError naming the cache if the record runs past
+  // the stream's end or is malformed (a cache damaged beyond its checksum).
+  void read(const char*& cursor, WarpInstruction& out, const PhaseLookup& phase_of) const;
 
  private:
   friend class TraceCacheFile;
@@ -98,7 +99,7 @@ class DecodedTrace {
   Contents contents_;
   std::shared_ptr<const void> storage_;  // keeps the mapping or the bytes alive
   const char* stream_ = nullptr;
-  uint64_t stream_bytes_ = 0;
+  const char* stream_end_ = nullptr;
   std::string cache_path_;
 };
 

@@ -218,20 +218,21 @@ class TraceWarpProgram : public WarpProgram {
                    std::shared_ptr<const TracePhases> phases)
       : trace_(std::move(trace)),
         phases_(std::move(phases)),
+        phase_of_(phases_.get()),
         next_(trace_->stream_begin() + warp.offset),
         remaining_(warp.count) {}
 
   bool next(WarpInstruction& out) override {
     if (remaining_ == 0) return false;
-    next_ = trace_->read(next_, out);
     --remaining_;
-    out.phase = phases_ ? phases_->phase_of(out.pc) : 0;
+    trace_->read(next_, out, phase_of_);
     return true;
   }
 
  private:
   std::shared_ptr<const DecodedTrace> trace_;
-  std::shared_ptr<const TracePhases> phases_;
+  std::shared_ptr<const TracePhases> phases_;  // keeps phase_of_'s table alive
+  PhaseLookup phase_of_;
   const char* next_;
   uint32_t remaining_;
 };

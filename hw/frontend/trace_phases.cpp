@@ -69,10 +69,6 @@ TracePhases::TracePhases(const std::vector<WarpInstruction>& stream) {
   }
 }
 
-uint16_t TracePhases::phase_beyond_slots(uint64_t pc) const {
-  return by_slot_.empty() ? lookup(pc) : by_slot_.back();
-}
-
 uint16_t TracePhases::lookup(uint64_t pc) const {
   // The last PC at or below `pc`; the first phase below every known PC.
   auto it = std::upper_bound(by_pc_.begin(), by_pc_.end(), std::make_pair(pc, std::numeric_limits<uint16_t>::max()));

@@ -45,12 +45,8 @@ class TracePhases {
 
   // "phase0", "phase1", ... in order (one name when nothing was cut).
   const std::vector<std::string>& names() const { return names_; }
-  // The phase of the instruction at `pc`. Inline: the trace's warp programs
-  // ask it for every instruction they stream.
-  uint16_t phase_of(uint64_t pc) const {
-    const uint64_t slot = pc / 8;
-    return slot < by_slot_.size() ? by_slot_[slot] : phase_beyond_slots(pc);
-  }
+  // The phase of the instruction at `pc` (PhaseLookup below).
+  uint16_t phase_of(uint64_t pc) const;
   // The phase each instruction of the stream was given (for tests and
   // documentation), in stream order.
   const std::vector<uint16_t>& stream_phases() const { return stream_phases_; }
@@ -66,11 +62,38 @@ class TracePhases {
   // phase up in one step; empty for code too large to tabulate.
   std::vector<uint16_t> by_slot_;
   uint16_t lookup(uint64_t pc) const;  // phase_of by binary search in by_pc_
-  // phase_of a PC past by_slot_ (out of line: rare): the last slot's phase,
-  // or by lookup() when there is no table.
-  uint16_t phase_beyond_slots(uint64_t pc) const;
   std::vector<uint16_t> stream_phases_;
   std::vector<std::bitset<kMaxArchRegs>> registers_;
+
+  friend class PhaseLookup;
 };
+
+// TracePhases::phase_of as the trace's warp programs keep it at hand (they
+// ask it for every instruction they stream): the slot table's start and
+// length held here, so that a lookup loads neither the phases nor their
+// vector. Null phases are a kernel of one phase: every PC is in phase 0.
+class PhaseLookup {
+ public:
+  explicit PhaseLookup(const TracePhases* phases)
+      : phases_(phases),
+        table_(phases ? phases->by_slot_.data() : nullptr),
+        slots_(phases ? phases->by_slot_.size() : 0) {}
+
+  uint16_t operator()(uint64_t pc) const {
+    const uint64_t slot = pc / 8;
+    if (slot < slots_) return table_[slot];
+    // Past the table, the last slot's phase; with no table (code too large
+    // to tabulate), the binary search.
+    if (slots_ > 0) return table_[slots_ - 1];
+    return phases_ ? phases_->lookup(pc) : 0;
+  }
+
+ private:
+  const TracePhases* phases_;
+  const uint16_t* table_;
+  uint64_t slots_;
+};
+
+inline uint16_t TracePhases::phase_of(uint64_t pc) const { return PhaseLookup(this)(pc); }
 
 }  // namespace smshare
