@@ -394,6 +394,8 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
   if (s.store_base + s.footprint > kGlobalLimit)
     throw input_error(file, "global.footprint_bytes", "load and store regions would reach the swap region");
 
+  // What each body instruction streams as (StreamedHead); the access width
+  // is that of the classes next() makes addresses for, 0 for the others.
   s.heads.resize(s.body.size());
   for (size_t p = 0; p < s.phases.size(); ++p) {
     const PhaseWalk& ph = s.phases[p];
@@ -403,9 +405,8 @@ std::unique_ptr<KernelSource> make_profile_kernel(const KernelProfile& profile, 
       w.op = in.op;
       w.num_dst = in.num_dst;
       w.num_src = in.num_src;
-      w.access_bytes = static_cast<uint8_t>(in.op == OpClass::GlobalLoad || in.op == OpClass::GlobalStore ? s.access_bytes
-                                            : is_shared_memory(in.op)                                       ? 4
-                                                                                                            : 0);
+      const bool global = in.op == OpClass::GlobalLoad || in.op == OpClass::GlobalStore;
+      w.access_bytes = static_cast<uint8_t>(global ? s.access_bytes : is_shared_memory(in.op) ? 4 : 0);
       w.active_mask = in.active_mask;  // ANDed with the warp's lanes as it streams
       w.pc = uint64_t{ph.pc_slot + i} * kPcStep;
       w.dst = in.dst;

@@ -344,8 +344,8 @@ TEST(TraceCache, RebuiltOnOtherVersionOrDamage) {
   size_t at = good.size() / 2 / 8 * 8;
   while (at + 72 <= good.size() && good.compare(at, 8, good, at + 64, 8) == 0) at += 8;
   ASSERT_LE(at + 72, good.size()) << "no two different words 64 bytes apart";
-  std::swap_ranges(traded.begin() + static_cast<std::ptrdiff_t>(at), traded.begin() + static_cast<std::ptrdiff_t>(at + 8),
-                   traded.begin() + static_cast<std::ptrdiff_t>(at + 64));
+  const auto word = [&](size_t offset) { return traded.begin() + static_cast<std::ptrdiff_t>(offset); };
+  std::swap_ranges(word(at), word(at + 8), word(at + 64));
   std::string last_byte = good;  // where a payload that is not whole steps ends
   last_byte.back() = static_cast<char>(last_byte.back() ^ 0x01);
   const std::vector<Damage> damages = {{"other version", other_version},
