@@ -48,6 +48,16 @@ static_assert(std::is_trivially_copyable_v<WarpInstruction> && kRecordBytes == 3
               "a record is the 32 bytes of a WarpInstruction before its lane addresses, which stay 8-aligned");
 static_assert(sizeof(WarpInstruction::phase) == 2 && kRecordFormAt + 2 <= kRecordBytes,
               "the form takes the phase's first byte");
+// A cache written by one build is read by another: a change to the fields
+// before the lane addresses changes the format, and must bump
+// kTraceCacheVersion (and these offsets) or old caches would be misread.
+static_assert(offsetof(WarpInstruction, op) == 0 && offsetof(WarpInstruction, num_dst) == 1 &&
+                  offsetof(WarpInstruction, num_src) == 2 && offsetof(WarpInstruction, access_bytes) == 3 &&
+                  offsetof(WarpInstruction, active_mask) == 4 && offsetof(WarpInstruction, pc) == 8 &&
+                  offsetof(WarpInstruction, dst) == 16 && offsetof(WarpInstruction, src) == 20 &&
+                  offsetof(WarpInstruction, phase) == 28 && kRecordBytes == 32,
+              "WarpInstruction's head is trace-cache format 3: bump kTraceCacheVersion with its layout");
+static_assert(sizeof(OpClass) == 1 && kNoReg == 0xFFFF, "format 3's op byte and absent-register value");
 
 // ---------------------------------------------------------------- the file
 
