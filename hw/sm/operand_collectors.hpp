@@ -92,9 +92,10 @@ class OperandCollectors {
     bool busy = false;
     WarpContext warp;  // the issuing warp (fixed while the instruction is in flight)
     WarpInstruction inst;
+    // inst.src again, beside the read loop's other fields (pending,
+    // ready_cycle): one cache line per unit visited, not two.
     std::array<uint16_t, kMaxSrcRegs> operands{};
-    uint8_t num_operands = 0;
-    uint8_t pending = 0;  // bit k: operand k not yet read
+    uint8_t pending = 0;  // bit k: the register of operands[k] not yet read
     uint64_t ready_cycle = 0;  // operands present from then (the collectors' clock)
     uint64_t seq = 0;          // allocation order: oldest first in the pipeline registers
   };

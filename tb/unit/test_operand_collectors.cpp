@@ -78,8 +78,18 @@ TEST_F(CollectorsTest, AllocationTakesTheLowestFreeUnitOfTheInstructionsType) {
 
 TEST_F(CollectorsTest, ARegisterReadTwiceIsReadOnce) {
   ASSERT_TRUE(oc.allocate(warp, alu({3, 3, 5}), 0));
-  EXPECT_EQ(oc.units()[0].num_operands, 2);
-  EXPECT_EQ(oc.units()[0].pending, 0b11);
+  EXPECT_EQ(oc.units()[0].pending, 0b101);  // r3 in its first slot, r5
+}
+
+TEST_F(CollectorsTest, EmptySlotsAreNotRead) {
+  // An empty slot between registers, and registers in every slot
+  // (register 0 and the largest index among them).
+  ASSERT_TRUE(oc.allocate(warp, alu({7, kNoReg, 9}), 0));
+  EXPECT_EQ(oc.units()[0].pending, 0b101);
+  ASSERT_TRUE(oc.allocate(warp, alu({0, 0xFFFE, 2, 3}), 0));
+  EXPECT_EQ(oc.units()[1].pending, 0b1111);
+  ASSERT_TRUE(oc.allocate(warp, alu({kNoReg, kNoReg, kNoReg, 4}), 0));
+  EXPECT_EQ(oc.units()[2].pending, 0b1000);
 }
 
 TEST_F(CollectorsTest, ReadsRotateTheStartingUnitAfterEachCycleWithAGrant) {

@@ -118,7 +118,7 @@ TEST(SteppedCollectors, AllocatedInAStepReadFromTheNextAndLeaveTheStepAfterTheLa
   };
   arb.begin_cycle(10);
   ASSERT_TRUE(oc.allocate(WarpContext{}, inst, 10, 0));
-  EXPECT_EQ(oc.units()[0].num_operands, 2u);
+  EXPECT_EQ(oc.units()[0].pending, 0b11);
   EXPECT_FALSE(leaves(10, 1));
   EXPECT_TRUE(oc.read(10, route, arb, 1).granted);  // first read of r1, step 1 of cycle 10
   arb.begin_cycle(11);
