@@ -96,7 +96,9 @@ class OperandCollectors {
     // ready_cycle): one cache line per unit visited, not two.
     std::array<uint16_t, kMaxSrcRegs> operands{};
     uint8_t pending = 0;  // bit k: the register of operands[k] not yet read
-    uint64_t ready_cycle = 0;  // operands present from then (the collectors' clock)
+    // Operands present from then (the collectors' clock), once pending is 0
+    // (the built-in route's reads write it at the last read only).
+    uint64_t ready_cycle = 0;
     uint64_t seq = 0;          // allocation order: oldest first in the pipeline registers
   };
   struct ReadResult {

@@ -220,8 +220,9 @@ struct AskedInterleavedRoute : RegisterRoute {
 // Two collectors and arbitrators, one read through the default route (its
 // loop in read() knows the route), the other through the same mapping asked
 // per operand; random instructions of random warps, with writes taking banks
-// first in some cycles, 2 ports a bank: every unit's pending set and ready
-// cycle agree after every step, and every bank's counts at the end.
+// first in some cycles, 2 ports a bank: every unit's pending set, and the
+// ready cycle of every unit that has read its operands, agree after every
+// step, and every bank's counts at the end.
 void expect_interleaved_reads_as_asked(bool pipeline_registers) {
   SmSpec spec;
   spec.pipeline_registers = pipeline_registers;
@@ -260,7 +261,9 @@ void expect_interleaved_reads_as_asked(bool pipeline_registers) {
       for (size_t u = 0; u < fast.units().size(); ++u) {
         ASSERT_EQ(fast.units()[u].busy, asked.units()[u].busy) << "cycle " << cycle << " unit " << u;
         ASSERT_EQ(fast.units()[u].pending, asked.units()[u].pending) << "cycle " << cycle << " unit " << u;
-        ASSERT_EQ(fast.units()[u].ready_cycle, asked.units()[u].ready_cycle) << "cycle " << cycle << " unit " << u;
+        if (fast.units()[u].busy && fast.units()[u].pending == 0) {  // a ready time is kept from the last read on
+          ASSERT_EQ(fast.units()[u].ready_cycle, asked.units()[u].ready_cycle) << "cycle " << cycle << " unit " << u;
+        }
       }
     }
   }
