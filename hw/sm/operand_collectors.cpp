@@ -145,28 +145,28 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
   uint32_t route_retries = 0;
   visit_set_bits_from(reading_, num_units_, rotation_, [&](uint32_t u) {
     CollectorUnit& c = units_[u];
-    uint32_t pending = c.pending;
     // The built-in route adds no cycles, so its last read is its latest
     // value (an earlier read or the allocation is at most as late): the
     // ready time is written once, not kept as a maximum.
     uint64_t ready = kInterleaved ? 0 : c.ready_cycle;
-    // The unread operands in source order (a reading unit has one).
-    uint32_t unread = pending;
+    // The unread operands in source order (a reading unit has one). Those
+    // left unread are collected, not the read ones taken out: most requests
+    // are granted.
+    uint32_t unread = c.pending;
+    uint32_t pending = 0;
     do {
       const uint32_t i = static_cast<uint32_t>(__builtin_ctz(unread));
       const OperandRoute r = route_of(static_cast<const CollectorUnit&>(c), i);
       if (r.retry) {
         ++route_retries;
+      } else if (kInterleaved ? arbitrator.request_register_file(r.bank, /*is_write=*/false, cycle, bank_step)
+                              : arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle, bank_step)) {
+        if constexpr (!kInterleaved)
+          ready = std::max<uint64_t>(ready, read_ready + uint64_t{r.extra_cycles} * steps_per_cycle_);
+        granted = true;
         continue;
       }
-      if constexpr (kInterleaved) {
-        if (!arbitrator.request_register_file(r.bank, /*is_write=*/false, cycle, bank_step)) continue;
-      } else {
-        if (!arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle, bank_step)) continue;
-        ready = std::max<uint64_t>(ready, read_ready + uint64_t{r.extra_cycles} * steps_per_cycle_);
-      }
-      pending &= ~(1u << i);
-      granted = true;
+      pending |= 1u << i;
     } while ((unread &= unread - 1) != 0);
     c.pending = static_cast<uint8_t>(pending);
     if constexpr (!kInterleaved) c.ready_cycle = ready;
