@@ -96,11 +96,13 @@ class BankArray {
     uint32_t last_step = 0;    // step of that cycle its last grant was in (kAnyStep counts as step 0)
     uint64_t reads = 0, writes = 0, conflicts = 0;
   };
+  // kMayBeClaimed false: the caller knows the group holds no claim.
+  template <bool kMayBeClaimed = true>
   bool taken(uint16_t bank, uint64_t cycle, uint32_t step = ~0u) const {
     const Bank& b = banks_[bank];
+    if (b.granted == cycle && (b.ports_used >= ports_ || b.last_step == step)) return true;
     // cycle - claim_first_ wraps to a huge number before the claim starts.
-    return (b.granted == cycle && (b.ports_used >= ports_ || b.last_step == step)) ||
-           (claim_cycles_ && cycle - claim_first_ < claim_cycles_[bank]);
+    return kMayBeClaimed && claim_cycles_ && cycle - claim_first_ < claim_cycles_[bank];
   }
   // Takes one port of `bank` (not taken) in `cycle` (step `step` of it).
   void grant(uint16_t bank, uint64_t cycle, uint32_t step = ~0u) {
@@ -170,13 +172,20 @@ class BankArbitrator {
     if (bank >= groups_[static_cast<unsigned>(group)].size_) bad_bank(group, bank);
     return request_existing(group, bank, is_write, cycle, step);
   }
-  // request() of a register-file bank the caller knows exists: the
+  // request() of a register-file bank the caller knows exists, while the
+  // register file holds no claim (unclaimed_register_banks() is not 0): the
   // baseline's interleaved route, whose bank count the SM checks against
-  // the register file once per stage, spares its operand reads and result
-  // writes the check (two host instructions each, 7.6 M accesses on the
-  // bench trace).
+  // this once per stage, spares its operand reads and result writes the
+  // bank check and the claim test (five host instructions each, 7.6 M
+  // accesses on the bench trace).
   bool request_register_file(uint16_t bank, bool is_write, uint64_t cycle, uint32_t step = kAnyStep) {
-    return request_existing(BankGroup::RegisterFile, bank, is_write, cycle, step);
+    return request_existing<false>(BankGroup::RegisterFile, bank, is_write, cycle, step);
+  }
+  // The register file's banks, or 0 once a claim was put on them (none of
+  // the SM's structures claims them; a claim holds until replaced).
+  uint32_t unclaimed_register_banks() const {
+    const BankArray& a = register_file();
+    return a.claim_cycles_ ? 0 : a.size_;
   }
 
   // Is `bank` of `group` taken in `cycle` (every port granted, or claimed)?
@@ -203,11 +212,13 @@ class BankArbitrator {
 
  private:
   bool request_remote(uint16_t bank, bool is_write, uint64_t cycle, uint32_t step);
-  // request() of a bank `group` has, not of RemoteRegisterFile.
+  // request() of a bank `group` has, not of RemoteRegisterFile
+  // (kMayBeClaimed: as for BankArray::taken).
+  template <bool kMayBeClaimed = true>
   bool request_existing(BankGroup group, uint16_t bank, bool is_write, uint64_t cycle, uint32_t step) {
     BankArray& a = groups_[static_cast<unsigned>(group)];
     BankArray::Probes& p = cycle_probes_.groups[static_cast<unsigned>(group)];
-    if (a.taken(bank, cycle, step)) {
+    if (a.taken<kMayBeClaimed>(bank, cycle, step)) {
       refuse(a, p, bank);
       return false;
     }

@@ -439,10 +439,11 @@ uint64_t SmCore::tick(uint64_t cycle) {
 // --- writeback: results due this cycle write their registers and clear the scoreboard.
 void SmCore::writeback() {
   // As for operand reads (OperandCollectors::read): the baseline's route,
-  // interleaved over banks that all exist in the register file, is compiled
-  // into the loop with its answers known (never a retry, always the register
-  // file); any other route is asked per destination.
-  const uint32_t banks = mechanism_.route->interleaved_banks_within(arbitrator_.register_file().banks());
+  // interleaved over banks that all exist in the register file (which holds
+  // no claim), is compiled into the loop with its answers known (never a
+  // retry, always the register file); any other route is asked per
+  // destination.
+  const uint32_t banks = mechanism_.route->interleaved_banks_within(arbitrator_.unclaimed_register_banks());
   if (banks != 0)
     write_results<true>([banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); });
   else

@@ -237,7 +237,9 @@ TEST(BankArbitrator, RegisterBankPortsLeaveOtherGroupsAndClaimsAlone) {
   EXPECT_FALSE(arb.request(BankGroup::Scratchpad, 2, false, 9));
   std::vector<uint16_t> rf_cycles(16, 0);
   rf_cycles[4] = 1;  // a claim on a two-ported register bank takes both ports
+  EXPECT_EQ(arb.unclaimed_register_banks(), 16u);  // request_register_file may pass over claims
   arb.claim(BankGroup::RegisterFile, 8, rf_cycles.data());
+  EXPECT_EQ(arb.unclaimed_register_banks(), 0u);  // it may not: the SM asks request()
   EXPECT_TRUE(arb.taken(BankGroup::RegisterFile, 4, 8));
   EXPECT_FALSE(arb.request(BankGroup::RegisterFile, 4, false, 8));
   EXPECT_TRUE(arb.request(BankGroup::RegisterFile, 4, false, 9));
