@@ -111,9 +111,10 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
                                                       BankArbitrator& arbitrator, uint32_t step) {
   if (reading_units_ == 0) return {};
   // The baseline's route, interleaved over banks that all exist in the
-  // register file (which holds no claim), needs no call and cannot retry or add cycles: its loop is
-  // compiled with those answers known (read() 116 M -> 90 M host
-  // instructions on hotspot --ctas 45). Any other route is asked per operand.
+  // register file (which holds no claim), needs no call and cannot retry or
+  // add cycles: its loop is compiled with those answers known (read()
+  // 116 M -> 90 M host instructions on hotspot --ctas 45). Any other route
+  // is asked per operand.
   const uint32_t banks = route.interleaved_banks_within(arbitrator.unclaimed_register_banks());
   if (banks != 0)
     return read_units<true>(cycle, step, arbitrator, [banks](const CollectorUnit& c, uint32_t i) {
