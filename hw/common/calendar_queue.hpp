@@ -5,8 +5,9 @@
 // std::priority_queue's on (cycle, seq).
 //
 // T needs `uint64_t cycle`, `uint64_t seq` and operator> on (cycle, seq).
-// Precondition: entries are pushed in increasing seq (a counter taken at
-// each push), so each per-cycle FIFO is already in seq order.
+// Entries are pushed in increasing seq (a counter taken at each push), so
+// each per-cycle FIFO is already in seq order; one pushed after entries with
+// higher seqs goes in by push_out_of_seq_order().
 #pragma once
 
 #include <array>
@@ -39,6 +40,13 @@ class CalendarQueue {
     } else {
       far_.push(e);
     }
+  }
+  // An entry whose seq is below one already pushed: to the heap, which
+  // orders it by (cycle, seq) among the ring's entries too (pop_due()
+  // compares the two fronts), where a FIFO would put it after them.
+  void push_out_of_seq_order(const T& e) {
+    if (e.cycle < no_entry_before_) no_entry_before_ = e.cycle;
+    far_.push(e);
   }
 
   // The earliest entry's cycle (not empty()).

@@ -508,15 +508,17 @@ void SmCore::write_results(RouteOf&& route_of) {
 }
 
 void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency) {
-  schedule_completion(warp, inst, cycle, long_latency, completion_seq_++);
+  schedule_completion<true>(warp, inst, cycle, long_latency, completion_seq_++);
 }
 
+template <bool kSeqOrder>
 void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency,
                                  uint64_t seq) {
   Completion c{cycle + result_to_writeback_, seq, warp, {kNoReg, kNoReg}, 0, long_latency};
   for (uint8_t i = 0; i < inst.num_dst; ++i)
     if (inst.dst[i] != kNoReg) c.dst[c.num_dst++] = inst.dst[i];
-  completions_.push(c);
+  if constexpr (kSeqOrder) completions_.push(c);
+  else completions_.push_out_of_seq_order(c);
 }
 
 // --- LDST: scratchpad accesses and global line transactions.
@@ -631,7 +633,7 @@ void SmCore::finish_load_with(uint32_t warp, const WarpInstruction& inst, uint64
   const uint64_t ready = std::max(data_ready, now_ + 1);
   if (undecided.empty()) {
     if (seq == kNever) schedule_completion(warp, inst, ready, true);
-    else schedule_completion(warp, inst, ready, true, seq);
+    else schedule_completion<false>(warp, inst, ready, true, seq);
     return;
   }
   // Its data is back with the last of the reads whose return is not decided

@@ -346,7 +346,10 @@ class SmCore : private MechanismMemoryPort {
   uint64_t access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) override;
   SwapRegion swap_region() const override;
   void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency);
-  // ... with `seq` taken earlier (its place among the same cycle's completions).
+  // ... with `seq`, its place among the same cycle's completions.
+  // kSeqOrder false: taken earlier, and completions pushed since have higher
+  // ones (a load finished after its tick, on the host threads).
+  template <bool kSeqOrder>
   void schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency,
                            uint64_t seq);
   void arrive_at_barrier(uint32_t warp);

@@ -49,6 +49,23 @@ TEST(CalendarQueue, TheWindowNeverMovesPastAnEntryItHolds) {
   EXPECT_TRUE(q.empty());
 }
 
+// A load finished after its tick (on the host threads) comes in with the seq
+// it took when sent, below those of completions pushed since: it must leave
+// before them in its cycle, as it would have if pushed at once (push() would
+// put it at the end of the cycle's FIFO).
+TEST(CalendarQueue, AnEntryPushedOutOfSeqOrderLeavesInSeqOrder) {
+  CalendarQueue<Entry, 8> q;
+  q.push({4, 11});
+  q.push({4, 12});
+  q.push({6, 13});
+  q.push_out_of_seq_order({4, 10});  // in the ring's window, below 11 and 12
+  q.push_out_of_seq_order({6, 5});
+  q.push_out_of_seq_order({5, 9});
+  std::vector<uint64_t> seqs;
+  for (Entry e; q.pop_due(100, e);) seqs.push_back(e.seq);
+  EXPECT_EQ(seqs, (std::vector<uint64_t>{10, 11, 12, 9, 5, 13}));
+}
+
 // A writeback loop in the SM's shape: each cycle pops what is due (retrying
 // some one cycle later), advances, and pushes new entries at random distances.
 // Like the SM, it skips pop_due() when may_be_due() says nothing is due, and
