@@ -89,7 +89,10 @@ struct CacheRejected {
 // 64-bit checksum over 8-byte words in eight lanes (word i in lane i mod 8),
 // Fletcher's pair in each: the lane's sum, which any one changed word
 // changes, and the sum of its running sums, which words that trade places
-// change; the sixteen then mixed into one word with the length. Adds only,
+// change; the sixteen then mixed into one word with the length. (Sums
+// modulo 2^64 miss some patterns a multiply-xorshift would see, such as the
+// top bit flipped in two words of one lane an even number of steps apart:
+// it is a check against a damaged file, not against a crafted one.) Adds only,
 // four 128-bit vectors a step (GCC's vector extension; SSE2's 64-bit adds
 // on x86-64): cheap enough to check on every load (0.25 host instructions a
 // byte; a multiply and a shift per word cost 0.75), unlike the SHA-256 of the

@@ -147,8 +147,10 @@ uint64_t SmModule::transport(uint64_t line_addr, ChunkMask chunks, bool is_write
   sc_time delay = sc_time::from_value(issue_ps > now_ps ? issue_ps - now_ps : 0);  // the resolution is 1 ps
   socket->b_transport(payload_, delay);
   if (payload_.is_response_error()) {
-    SC_REPORT_ERROR("smshare/sm", (std::string(name()) + ": memory access to " + hex(line_addr) +
-                                   " failed: " + payload_.get_response_string() +
+    // The cycle is named: SystemC's "@ time" in the report is the clock's
+    // activation, up to GpuModule::kCyclesAhead cycles earlier.
+    SC_REPORT_ERROR("smshare/sm", (std::string(name()) + ": memory access to " + hex(line_addr) + " in cycle " +
+                                   std::to_string(cycle) + " failed: " + payload_.get_response_string() +
                                    " (outside global memory [0, dram.swap_base) and the swap region)")
                                       .c_str());
   }
