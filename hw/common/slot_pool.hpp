@@ -23,9 +23,9 @@
 // decision.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <vector>
+
+#include "hw/common/sorted_times.hpp"
 
 namespace smshare {
 
@@ -45,17 +45,17 @@ class SlotPool {
   // loosely timed approximation the ports make too.
   uint64_t free_at(uint64_t t) {
     if (!limited()) return t;
-    release_until(t);
-    if (count_ + undecided_ < slots_) return t;
-    return count_ == 0 ? kUndecided : held_[head_];
+    held_.drop_through(t);
+    if (held_.size() + undecided_ < slots_) return t;
+    return held_.empty() ? kUndecided : held_.front();
   }
 
   // A request takes a slot at `t` (no earlier than free_at(t)) and holds it
   // until `release`.
   void hold(uint64_t t, uint64_t release) {
     if (!limited()) return;
-    release_until(t);
-    insert(release);
+    held_.drop_through(t);
+    held_.insert(release);
   }
 
   // A request takes a slot now, to be released at a time decided later.
@@ -66,50 +66,24 @@ class SlotPool {
   void decide(uint64_t release) {
     if (!limited()) return;
     --undecided_;
-    insert(release);
+    held_.insert(release);
   }
 
   // Slots held at `t` (by the calls so far).
   uint32_t held(uint64_t t) {
-    release_until(t);
-    return static_cast<uint32_t>(count_ + undecided_);
+    held_.drop_through(t);
+    return static_cast<uint32_t>(held_.size() + undecided_);
   }
 
  private:
-  void release_until(uint64_t t) {
-    const size_t mask = held_.size() - 1;
-    while (count_ != 0 && held_[head_] <= t) {
-      head_ = (head_ + 1) & mask;
-      --count_;
-    }
-  }
-  // Keeps the release times in increasing order. Releases are mostly held
-  // in increasing order (an L2 slice's fills come back in its channel's
-  // order), so the new one usually goes last without moving any.
-  void insert(uint64_t release) {
-    if (count_ == held_.size()) grow();
-    const size_t mask = held_.size() - 1;
-    size_t i = count_;
-    for (; i > 0 && held_[(head_ + i - 1) & mask] > release; --i) held_[(head_ + i) & mask] = held_[(head_ + i - 1) & mask];
-    held_[(head_ + i) & mask] = release;
-    ++count_;
-  }
-  void grow() {
-    std::vector<uint64_t> bigger(held_.empty() ? 16 : held_.size() * 2);
-    for (size_t i = 0; i < count_; ++i) bigger[i] = held_[(head_ + i) & (held_.size() - 1)];
-    held_.swap(bigger);
-    head_ = 0;
-  }
-
   uint32_t slots_;
   uint32_t undecided_ = 0;
-  // The held slots' release times, earliest first: `count_` of them from
-  // `head_` on, in a ring whose size is a power of two (a binary heap paid
-  // a sift at every hold and every release: 44 M host instructions more on
-  // the bench trace, 6 M on hotspot).
-  std::vector<uint64_t> held_;
-  size_t head_ = 0;
-  size_t count_ = 0;
+  // The held slots' release times, earliest first (a binary heap paid a
+  // sift at every hold and every release: 44 M host instructions more on
+  // the bench trace, 6 M on hotspot). Releases are mostly held in
+  // increasing order (an L2 slice's fills come back in its channel's
+  // order), so a new one usually goes last without moving any.
+  SortedTimes held_;
 };
 
 }  // namespace smshare

@@ -27,8 +27,7 @@ DramChannelTiming::DramChannelTiming(const DramSpec& d, uint32_t line_bytes, uin
       waiting_(d.scheduler == DramScheduler::Frfcfs ? 0 : d.queue_depth),
       frfcfs_(d.scheduler == DramScheduler::Frfcfs),
       queue_(d.banks, d.queue_depth),
-      bank_take_ps_(d.banks, FrfcfsQueue::kNone),
-      done_ring_(64) {}
+      bank_take_ps_(d.banks, FrfcfsQueue::kNone) {}
 
 uint64_t DramChannelTiming::access(uint64_t sent_ps, uint64_t local_addr, bool is_write, uint32_t bytes) {
   const uint64_t arrival = sent_ps + latency_ps_;
@@ -71,7 +70,7 @@ uint64_t DramChannelTiming::serve(Bank& b, uint64_t row, uint64_t t_ps, bool is_
     counters_.read_bytes += bytes;
   }
   counters_.bytes += bytes;
-  push_done(done);
+  done_.append(done);  // the bus serves in booking order
   return done;
 }
 
@@ -155,36 +154,11 @@ DramChannelTiming::Served DramChannelTiming::decide() {
   return {r.token, done, r.is_write};
 }
 
-void DramChannelTiming::push_done(uint64_t done_ps) {
-  if (done_count_ == done_ring_.size()) {
-    // Grow (rare: only when more requests are booked ahead than ever before).
-    std::vector<uint64_t> bigger(done_ring_.size() * 2);
-    for (size_t i = 0; i < done_count_; ++i) bigger[i] = done_ring_[(done_head_ + i) % done_ring_.size()];
-    done_ring_.swap(bigger);
-    done_head_ = 0;
-  }
-  done_ring_[(done_head_ + done_count_) & (done_ring_.size() - 1)] = done_ps;
-  ++done_count_;
-}
-
-void DramChannelTiming::retire(uint64_t now_ps) {
-  const size_t mask = done_ring_.size() - 1;
-  while (done_count_ && done_ring_[done_head_] <= now_ps) {
-    done_head_ = (done_head_ + 1) & mask;
-    --done_count_;
-  }
-}
+void DramChannelTiming::retire(uint64_t now_ps) { done_.drop_through(now_ps); }
 
 uint32_t DramChannelTiming::queue_depth(uint64_t now_ps) const {
-  // First booked request still in flight: all before it have returned.
-  const size_t mask = done_ring_.size() - 1;
-  size_t lo = 0, hi = done_count_;
-  while (lo < hi) {
-    const size_t mid = (lo + hi) / 2;
-    if (done_ring_[(done_head_ + mid) & mask] <= now_ps) lo = mid + 1; else hi = mid;
-  }
   // Under FR-FCFS the requests not yet taken by a bank wait too.
-  return static_cast<uint32_t>(done_count_ - lo + queue_.waiting());
+  return static_cast<uint32_t>(done_.count_after(now_ps) + queue_.waiting());
 }
 
 }  // namespace smshare

@@ -40,6 +40,7 @@
 
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/slot_pool.hpp"
+#include "hw/common/sorted_times.hpp"
 #include "hw/mem/dram_address_map.hpp"
 #include "hw/mem/frfcfs_queue.hpp"
 #include "hw/mem/port_reservation.hpp"
@@ -121,7 +122,6 @@ class DramChannelTiming {
     uint64_t next_cmd_ps = 0;  // earliest next command sequence
     uint64_t activate_ps = 0;  // last activate, for tRAS
   };
-  void push_done(uint64_t done_ps);
   // Books bank `b`'s commands for a request to `row` it takes at `t_ps` and
   // its transfer on the bus; returns when its last byte is off the bus.
   // `first_cmd_ps` is set to its first command (precharge, activate or column).
@@ -159,11 +159,9 @@ class DramChannelTiming {
   mutable uint32_t next_bank_ = 0;
   mutable uint64_t next_take_ps_ = 0;
   DramCounters counters_;
-  // Completion times of booked requests, oldest first. The bus serves in
-  // booking order, so they are increasing: a ring buffer popped at the front.
-  std::vector<uint64_t> done_ring_;
-  size_t done_head_ = 0;
-  size_t done_count_ = 0;
+  // Completion times of booked requests, oldest first (the bus serves in
+  // booking order: each is appended).
+  SortedTimes done_;
 };
 
 }  // namespace smshare
