@@ -1477,6 +1477,37 @@ def _(ctx):
     check_last_redraw_complete(lines, 3 * per_file * (ctas // file_ctas))
 
 
+@case("sim_error_names_the_sm_the_address_and_the_cycle")
+def _(ctx):
+    # The handwritten trace with its store's one address moved outside global
+    # memory and the swap region: the memory system answers the SM's
+    # transaction TLM_ADDRESS_ERROR_RESPONSE and the run stops as a
+    # simulation error (exit 4), naming the SM, the address and the cycle.
+    # SystemC's "@ time" is the clock activation's start, which runs up to
+    # GpuModule::kCyclesAhead (256) cycles: the cycle named lies in that
+    # window, at or after it.
+    bad = "0x7fff00000000000"
+    (ctx.tmp / "outside").mkdir()
+    text = (REPO / "tb" / "traces" / "handwritten" / "kernel-1.traceg").read_text()
+    store = "STG.E.SYS 2 R2 R4 4 1 0x7f0000020000 "
+    check(text.count(store) == 1, f"the handwritten trace no longer has one store {store!r}")
+    (ctx.tmp / "outside" / "kernel-1.traceg").write_text(text.replace(store, store.replace("0x7f0000020000", bad)))
+    (ctx.tmp / "outside" / "kernelslist.g").write_text("kernel-1.traceg\n")
+    report = ctx.tmp / "outside.json"
+    res = ctx.run("run", "--config", "fermi-gtx480", "--trace", ctx.tmp / "outside", "--quiet", "--report", report)
+    expect_rc(res, 4)
+    expect_err(res, "simulation error", f"gpu.sm0: memory access to {bad} in cycle ", "TLM_ADDRESS_ERROR_RESPONSE",
+               "outside global memory [0, dram.swap_base) and the swap region")
+    m = re.search(r"in cycle (\d+) failed.*@ (\d+) ps", res.err, re.S)
+    check(m, f"no cycle and activation time in the message\n{res.describe()}")
+    period_ps = round(1e6 / load_gpu("fermi-gtx480")["gpu"]["core_clock_mhz"])
+    cycle, activation_ps = int(m.group(1)), int(m.group(2))
+    check(activation_ps % period_ps == 0, f"activation at {activation_ps} ps is not on a {period_ps} ps cycle")
+    check(0 <= cycle - activation_ps // period_ps < 256,
+          f"cycle {cycle} is not within 256 cycles from the activation at cycle {activation_ps // period_ps}")
+    check(not report.exists(), "a run stopped by a simulation error wrote a report")
+
+
 @case("progress_line_off_when_stderr_is_not_a_terminal")
 def _(ctx):
     ctas = hotspot_ctas_lasting(ctx)  # long enough that a terminal would show the line

@@ -1,12 +1,16 @@
-// Deferred memory responses (dram.scheduler: frfcfs) on one SmCore: the
-// memory port answers every read GlobalMemoryPort::kDeferred and decides it
-// `decision_delay` cycles after it left (one cycle before its data is back
-// unless a case says otherwise); the data is back `kLatency` cycles after it
-// left. The
-// run must then be the one a port answering `kLatency` at once gives: the
-// same requests in the same cycles, the same MSHR stalls, pending hits and
-// instruction-cache merges, the same last cycle. Each case runs one script
-// both ways.
+// Memory answers the SM takes at another time than it asks, on one SmCore:
+//  - deferred responses (dram.scheduler: frfcfs): the port answers every
+//    read GlobalMemoryPort::kDeferred and decides it `decision_delay` cycles
+//    after it left (one cycle before its data is back unless a case says
+//    otherwise);
+//  - answers after the tick (SMs ticked on host threads): the port answers
+//    every access the SM allows it to kLater, and the SM takes the answers
+//    (SmCore::apply_later_answers) after its tick, as the GPU's clock gives
+//    them once the cycle's requests are booked in SM order.
+// The data is back `latency` cycles after it left. The run must then be the
+// one a port answering at once gives: the same requests in the same cycles,
+// the same MSHR stalls, pending hits and instruction-cache merges, the same
+// last cycle. Each case runs one script both ways.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,37 +33,85 @@ namespace {
 constexpr uint64_t kLatency = 200;
 constexpr uint64_t kLine = 0x10000000;
 
-// Defers every read; writes come back kLatency later at once.
+// Defers every read; writes come back `latency` later at once.
 struct DeferringMemory : GlobalMemoryPort {
   struct Read {
     uint64_t token;
     uint64_t cycle;
   };
+  explicit DeferringMemory(uint64_t latency) : fixed(latency) {}
   uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) override {
     fixed.access(line_addr, chunks, is_write, cycle, token);  // the record of what left when
-    if (is_write) return cycle + kLatency;
+    if (is_write) return cycle + fixed.latency;
     reads.push_back({token, cycle});
     return kDeferred;
   }
-  tb::FixedLatencyMemory fixed{kLatency};
+  tb::FixedLatencyMemory fixed;
   std::vector<Read> reads;
   size_t decided = 0;
-  uint64_t decision_delay = kLatency - 1;  // from a read leaving to its decision, in cycles
+  uint64_t decision_delay = 0;  // from a read leaving to its decision, in cycles
+};
+
+// Answers every access it may after the tick: `answers` holds the tick's,
+// in the order asked.
+struct AfterTheTickMemory : GlobalMemoryPort {
+  explicit AfterTheTickMemory(uint64_t latency) : fixed(latency) {}
+  uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) override {
+    return fixed.access(line_addr, chunks, is_write, cycle, token);
+  }
+  uint64_t access_or_later(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle,
+                           uint64_t token) override {
+    answers.push_back(fixed.access(line_addr, chunks, is_write, cycle, token));
+    return kLater;
+  }
+  tb::FixedLatencyMemory fixed;
+  std::vector<uint64_t> answers;
+};
+
+enum class Answers { AtOnce, Deferred, AfterTheTick };
+
+// The order in which results reach the register file, which the SM's
+// statistics do not show: each destination as its bank takes it. (The
+// hooks are called only when the gate is not inert: the gate lets every
+// warp through, as the baseline's does.)
+struct Write {
+  uint64_t cycle;
+  uint32_t warp;
+  uint16_t reg;
+  bool operator==(const Write& o) const { return cycle == o.cycle && warp == o.warp && reg == o.reg; }
+};
+struct OpenGate : WarpGate {
+  bool may_issue(const WarpContext&, const WarpInstruction&, uint64_t) override { return true; }
+};
+struct WriteRecorder : MechanismHooks {
+  explicit WriteRecorder(std::vector<Write>& writes) : writes(writes) {}
+  void begin_cycle(uint64_t c) override { cycle = c; }
+  void register_written(const WarpContext& w, uint16_t reg) override { writes.push_back({cycle, w.slot, reg}); }
+  std::vector<Write>& writes;
+  uint64_t cycle = 0;
 };
 
 struct SmRun {
-  SmRun(std::vector<std::string> overrides, uint32_t warps, tb::ScriptedKernel::Script script, bool deferred,
-        uint64_t decision_delay = kLatency - 1)
+  SmRun(std::vector<std::string> overrides, uint32_t warps, tb::ScriptedKernel::Script script, Answers answers,
+        uint64_t decision_delay = kLatency - 1, uint64_t latency = kLatency, bool record_writes = false)
       : spec(load_gpu_config("fermi-gtx480", tb::compact_gtx480(std::move(overrides)))),
         kernel("script", resources(warps), std::move(script)),
-        core(0, spec, deferred ? static_cast<GlobalMemoryPort&>(deferring) : fixed) {
+        fixed(latency),
+        deferring(latency),
+        after_the_tick(latency),
+        core(0, spec, port(answers)) {
     deferring.decision_delay = decision_delay;
-    core.begin_kernel(kernel, mechanism_registry().configure({}).make(spec.sm, kernel.resources(), "test"),
-                      dispatcher);
+    Mechanism baseline = mechanism_registry().configure({}).make(spec.sm, kernel.resources(), "test");
+    if (record_writes) {
+      baseline.gate = std::make_unique<OpenGate>();
+      baseline.hooks = std::make_unique<WriteRecorder>(writes);
+    }
+    core.begin_kernel(kernel, std::move(baseline), dispatcher);
     EXPECT_TRUE(core.launch_one_cta());
     // The GPU's clock in small: decisions due in a cycle go first, then the
-    // SM ticks if it is due.
+    // SM ticks if it is due and takes the answers it left for after its tick.
     uint64_t due = 0;
+    const auto wake = [&due](uint64_t cycle) { due = due >= SmCore::kAwaitMemory ? cycle : std::min(due, cycle); };
     for (int guard = 0; guard < 100000; ++guard) {
       uint64_t next = due >= SmCore::kAwaitMemory ? SmCore::kNever : due;
       if (deferring.decided < deferring.reads.size())
@@ -68,13 +120,28 @@ struct SmRun {
       for (; deferring.decided < deferring.reads.size(); ++deferring.decided) {
         const DeferringMemory::Read& r = deferring.reads[deferring.decided];
         if (r.cycle + deferring.decision_delay > next) break;
-        const uint64_t wake = core.memory_response(r.token, r.cycle + kLatency);
-        due = due >= SmCore::kAwaitMemory ? wake : std::min(due, wake);
+        wake(core.memory_response(r.token, r.cycle + latency));
       }
-      if (due == next) due = core.tick(next);
+      if (due != next) continue;
+      due = core.tick(next);
+      if (after_the_tick.answers.empty()) continue;
+      later_answers += after_the_tick.answers.size();
+      wake(core.apply_later_answers(after_the_tick.answers.data(), after_the_tick.answers.size()));
+      after_the_tick.answers.clear();
     }
     EXPECT_EQ(due, SmCore::kNever);
     EXPECT_FALSE(core.deadlocked());
+  }
+  GlobalMemoryPort& port(Answers answers) {
+    switch (answers) {
+      case Answers::Deferred:
+        return deferring;
+      case Answers::AfterTheTick:
+        return after_the_tick;
+      case Answers::AtOnce:
+        break;
+    }
+    return fixed;
   }
   static KernelResources resources(uint32_t warps) {
     KernelResources r = tb::single_warp_grid();
@@ -82,13 +149,18 @@ struct SmRun {
     return r;
   }
   const std::vector<tb::FixedLatencyMemory::Request>& requests() const {
-    return fixed.requests.empty() ? deferring.fixed.requests : fixed.requests;
+    if (!deferring.fixed.requests.empty()) return deferring.fixed.requests;
+    if (!after_the_tick.fixed.requests.empty()) return after_the_tick.fixed.requests;
+    return fixed.requests;
   }
 
   GpuSpec spec;
   tb::ScriptedKernel kernel;
-  tb::FixedLatencyMemory fixed{kLatency};
+  tb::FixedLatencyMemory fixed;
   DeferringMemory deferring;
+  AfterTheTickMemory after_the_tick;
+  size_t later_answers = 0;  // the answers the SM took after its ticks
+  std::vector<Write> writes;  // with record_writes
   SmCore core;
   CtaDispatcher dispatcher{1};
 };
@@ -108,6 +180,12 @@ void expect_same_run(const SmRun& fixed, const SmRun& deferred) {
   EXPECT_EQ(a.icache_pending_hits, b.icache_pending_hits);
   EXPECT_EQ(a.idle_cycles, b.idle_cycles);
   EXPECT_EQ(a.reason_cycles, b.reason_cycles);
+  ASSERT_EQ(fixed.writes.size(), deferred.writes.size());
+  for (size_t i = 0; i < fixed.writes.size(); ++i) {
+    const Write &x = fixed.writes[i], &y = deferred.writes[i];
+    EXPECT_TRUE(x == y) << "write " << i << ": cycle " << x.cycle << " warp " << x.warp << " r" << x.reg
+                        << " against cycle " << y.cycle << " warp " << y.warp << " r" << y.reg;
+  }
 }
 
 TEST(DeferredResponses, ALoadCompletesWhenItsLastLineIsDecided) {
@@ -116,8 +194,8 @@ TEST(DeferredResponses, ALoadCompletesWhenItsLastLineIsDecided) {
     WarpInstruction load = tb::mem(OpClass::GlobalLoad, 1, kLine, 8);  // 32 lanes x 8 B: two lines
     return std::vector<WarpInstruction>{load, tb::alu(2, {1})};
   };
-  const SmRun fixed({"gpu.num_sms=1"}, 1, script, false);
-  const SmRun deferred({"gpu.num_sms=1"}, 1, script, true);
+  const SmRun fixed({"gpu.num_sms=1"}, 1, script, Answers::AtOnce);
+  const SmRun deferred({"gpu.num_sms=1"}, 1, script, Answers::Deferred);
   EXPECT_EQ(deferred.deferring.reads.size(), 2u);
   expect_same_run(fixed, deferred);
 }
@@ -135,8 +213,8 @@ TEST(DeferredResponses, AReadDecidedWhileItsLoadStillSendsLinesCounts) {
     return std::vector<WarpInstruction>{tb::mem(OpClass::GlobalLoad, 1, kLine + 128, 128),
                                         tb::mem(OpClass::GlobalLoad, 2, kLine, 128), tb::alu(3, {2})};
   };
-  const SmRun fixed({"gpu.num_sms=1"}, 1, script, false);
-  const SmRun deferred({"gpu.num_sms=1"}, 1, script, true, /*decision_delay=*/1);
+  const SmRun fixed({"gpu.num_sms=1"}, 1, script, Answers::AtOnce);
+  const SmRun deferred({"gpu.num_sms=1"}, 1, script, Answers::Deferred, /*decision_delay=*/1);
   EXPECT_EQ(deferred.deferring.reads.size(), 33u);
   EXPECT_EQ(deferred.core.stats().warp_instructions, 3u);
   expect_same_run(fixed, deferred);
@@ -147,8 +225,8 @@ TEST(DeferredResponses, AnL1PendingHitWaitsForTheUndecidedFill) {
   auto script = [](uint32_t, uint32_t) {
     return std::vector<WarpInstruction>{tb::mem(OpClass::GlobalLoad, 1, kLine, 4), tb::alu(2, {1})};
   };
-  const SmRun fixed({"gpu.num_sms=1"}, 2, script, false);
-  const SmRun deferred({"gpu.num_sms=1"}, 2, script, true);
+  const SmRun fixed({"gpu.num_sms=1"}, 2, script, Answers::AtOnce);
+  const SmRun deferred({"gpu.num_sms=1"}, 2, script, Answers::Deferred);
   EXPECT_EQ(deferred.deferring.reads.size(), 1u);
   EXPECT_EQ(deferred.core.stats().l1_pending_hits, 1u);
   expect_same_run(fixed, deferred);
@@ -163,8 +241,8 @@ TEST(DeferredResponses, AMissWaitingForAnMshrLeavesWhenTheFirstFillIsBack) {
                                         tb::mem(OpClass::GlobalLoad, 2, kLine + 128, 4),
                                         tb::mem(OpClass::GlobalLoad, 3, kLine + 256, 4)};
   };
-  const SmRun fixed({"gpu.num_sms=1", "l1.mshr_entries=2"}, 1, script, false);
-  const SmRun deferred({"gpu.num_sms=1", "l1.mshr_entries=2"}, 1, script, true);
+  const SmRun fixed({"gpu.num_sms=1", "l1.mshr_entries=2"}, 1, script, Answers::AtOnce);
+  const SmRun deferred({"gpu.num_sms=1", "l1.mshr_entries=2"}, 1, script, Answers::Deferred);
   ASSERT_EQ(deferred.requests().size(), 3u);
   EXPECT_EQ(deferred.requests()[2].cycle, deferred.requests()[0].cycle + kLatency);
   EXPECT_GT(deferred.core.stats().l1_mshr_stall_cycles, 0u);
@@ -185,11 +263,38 @@ TEST(DeferredResponses, InstructionFetchesMergeWithAnUndecidedLineFill) {
     return code;
   };
   const std::vector<std::string> icache = {"gpu.num_sms=1", "icache.size_bytes=4096"};
-  const SmRun fixed(icache, 2, script, false);
-  const SmRun deferred(icache, 2, script, true);
+  const SmRun fixed(icache, 2, script, Answers::AtOnce);
+  const SmRun deferred(icache, 2, script, Answers::Deferred);
   EXPECT_EQ(deferred.deferring.reads.size(), 2u);
   EXPECT_GT(deferred.core.stats().icache_pending_hits, 0u);
   expect_same_run(fixed, deferred);
+}
+
+TEST(AnswersAfterTheTick, GiveTheRunOfAnswersAtOnce) {
+  // Four warps, each a load, independent adds, then adds on the load's
+  // data, over a range of memory latencies. At 4 cycles (an add's latency)
+  // a load's result reaches writeback in the cycle of an add dispatched in
+  // the tick the load's line left. The load finished first in that tick (its
+  // completion took the lower seq), so with its answer known at once it is
+  // written first; its completion, pushed only after the tick, must keep
+  // that place (CalendarQueue::push_out_of_seq_order). The order of the
+  // writes shows it (pushed in the order it came, the case fails).
+  auto script = [](uint32_t, uint32_t warp) {
+    std::vector<WarpInstruction> code{tb::mem(OpClass::GlobalLoad, 1, kLine + 128 * warp, 4)};
+    for (uint16_t r = 2; r < 10; ++r) code.push_back(tb::alu(r, {0}));
+    for (uint16_t r = 10; r < 14; ++r) code.push_back(tb::alu(r, {1}));
+    return code;
+  };
+  size_t later_answers = 0;
+  for (uint64_t latency = 1; latency <= 48; ++latency) {
+    SCOPED_TRACE("memory latency " + std::to_string(latency));
+    const SmRun at_once({"gpu.num_sms=1"}, 4, script, Answers::AtOnce, 0, latency, /*record_writes=*/true);
+    const SmRun after({"gpu.num_sms=1"}, 4, script, Answers::AfterTheTick, 0, latency, /*record_writes=*/true);
+    later_answers += after.later_answers;
+    EXPECT_EQ(at_once.writes.size(), 4u * 13);
+    expect_same_run(at_once, after);
+  }
+  EXPECT_EQ(later_answers, 48u * 4);  // each load's one line, answered after its tick
 }
 
 TEST(SlotPool, AnUndecidedHoldBlocksUntilItsReleaseIsKnown) {
