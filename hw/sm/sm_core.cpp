@@ -179,7 +179,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
   if (pipelined_) {
     for (unsigned u = 0; u < kNumExecUnits; ++u) {
       const auto width = static_cast<uint32_t>(unit_next_free_[u].size());
-      id_oc_[u] = PipelineRegister<IssuedInstruction>(width);
+      id_oc_[u] = FifoPipelineRegister<IssuedInstruction>(width);
       oc_ex_[u] = PipelineRegister<OperandCollectors::CollectorUnit>(width);
       if (static_cast<ExecUnit>(u) != ExecUnit::Mem) result_cycles_[u].resize(width);
     }
@@ -940,7 +940,7 @@ void SmCore::allocate_collectors(uint32_t step) {
   // register whose type has no free unit is passed over without asking
   // allocate(), which would refuse (a third of the asks on the bench trace).
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
-    PipelineRegister<IssuedInstruction>& issued = id_oc_[u];
+    FifoPipelineRegister<IssuedInstruction>& issued = id_oc_[u];
     if (issued.empty() || !collectors_.has_free_unit(static_cast<ExecUnit>(u))) continue;
     for (uint32_t port = 0; port < issued.width(); ++port) {
       const IssuedInstruction& i = issued.oldest();
@@ -1222,9 +1222,9 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   if (!acts_at_issue(inst.op)) {
     if (pipelined_) {
       // GPGPU-Sim's issue_warp: into a free slot of the unit's ID_OC register.
-      PipelineRegister<IssuedInstruction>& id_oc = id_oc_[static_cast<int>(exec_unit_of(inst.op))];
+      FifoPipelineRegister<IssuedInstruction>& id_oc = id_oc_[static_cast<int>(exec_unit_of(inst.op))];
       if (!id_oc.has_free()) return IssueOutcome::PipelineFull;
-      IssuedInstruction& issued = id_oc.move_in(issue_seq_++);
+      IssuedInstruction& issued = id_oc.move_in();
       issued.warp = w.ctx;
       copy_decoded(issued.inst, inst);
     } else if (!collectors_.allocate(w.ctx, inst, now_)) {

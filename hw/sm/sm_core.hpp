@@ -592,8 +592,9 @@ class SmCore : private MechanismMemoryPort {
   SectorRounding to_sectors_;
 
   // sm.pipeline_registers: GPGPU-Sim's ID_OC and OC_EX registers per unit
-  // type, as wide as the type has pipelines (GTX480: 2 SP, 1 SFU, 1 LDST);
-  // each SP/SFU pipeline's result cycles; issue order (GPGPU-Sim's uid).
+  // type, as wide as the type has pipelines (GTX480: 2 SP, 1 SFU, 1 LDST),
+  // ID_OC first in, first out (issue fills it in GPGPU-Sim's uid order);
+  // each SP/SFU pipeline's result cycles.
   struct IssuedInstruction {
     WarpContext warp;
     WarpInstruction inst;
@@ -608,7 +609,7 @@ class SmCore : private MechanismMemoryPort {
   const uint32_t first_scheduler_mask_;
   const bool first_scheduler_by_division_;
   const uint32_t result_to_writeback_;  // a result ready at c is written at c + this (2 or 0)
-  std::array<PipelineRegister<IssuedInstruction>, kNumExecUnits> id_oc_;
+  std::array<FifoPipelineRegister<IssuedInstruction>, kNumExecUnits> id_oc_;
   std::array<PipelineRegister<OperandCollectors::CollectorUnit>, kNumExecUnits> oc_ex_;
   uint32_t oc_ex_filled_ = 0;  // bit u: oc_ex_[u] holds an instruction
   std::array<std::vector<ResultCycles>, kNumExecUnits> result_cycles_;
@@ -616,7 +617,6 @@ class SmCore : private MechanismMemoryPort {
   static uint32_t staged(const std::array<Register, kNumExecUnits>& registers) {  // instructions in them
     return registers[0].size() + registers[1].size() + registers[2].size();
   }
-  uint64_t issue_seq_ = 0;
   bool barrier_to_open_ = false;  // a CTA's barrier opens at the start of the next cycle (compact timing)
 
   BankArbitrator arbitrator_;

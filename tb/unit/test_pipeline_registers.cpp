@@ -56,6 +56,31 @@ TEST(PipelineRegister, TheOldestKeptAcrossMovesAndPopsIsTheSmallestAgeHeld) {
   }
 }
 
+TEST(FifoPipelineRegister, HandsOnWhatAPipelineRegisterGivenIncreasingAgesDoes) {
+  // Random moves in and pops across the ring's wrap, against the general
+  // register with ages in the order of moving in (issue order).
+  FifoPipelineRegister<uint64_t> fifo(3);
+  PipelineRegister<uint64_t> reg(3);
+  std::mt19937 rng(5);
+  uint64_t next_age = 0, popped = 0;
+  for (int step = 0; step < 2000; ++step) {
+    ASSERT_EQ(fifo.has_free(), reg.has_free());
+    if (fifo.has_free() && (fifo.empty() || rng() % 2)) {
+      fifo.move_in() = next_age;
+      reg.move_in(next_age) = next_age;
+      ++next_age;
+    } else {
+      ASSERT_EQ(fifo.oldest(), reg.oldest()) << "step " << step;
+      ASSERT_EQ(fifo.oldest(), popped++);
+      fifo.pop_oldest();
+      reg.pop_oldest();
+    }
+    ASSERT_EQ(fifo.size(), reg.size());
+    ASSERT_EQ(fifo.empty(), reg.empty());
+  }
+  EXPECT_GT(popped, 500u);
+}
+
 TEST(ResultCycles, APipelineTakesNoInstructionLeavingWithAnother) {
   // An FFMA (latency 5) taken at 10 leaves at 15; an IADD3 (latency 4) taken
   // at 11 would too, so it waits a cycle (GPGPU-Sim: occupied.test(latency))
