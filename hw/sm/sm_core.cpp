@@ -855,8 +855,11 @@ void SmCore::execute() {
     const auto u = static_cast<unsigned>(__builtin_ctz(filled));
     PipelineRegister<OperandCollectors::CollectorUnit>& waiting = oc_ex_[u];
     std::vector<uint64_t>& pipes = unit_next_free_[u];
-    const size_t num_pipes = pipes.size();  // read once: the calls below could change it for all the compiler knows
-    for (size_t p = 0; p < num_pipes; ++p) {
+    // As wide as the unit has pipelines; its kept width, read once (the
+    // vector's size is two loads and a shift, and the calls below could
+    // change it for all the compiler knows).
+    const uint32_t num_pipes = waiting.width();
+    for (uint32_t p = 0; p < num_pipes; ++p) {
       if (pipes[p] > now_) {
         note_wake(pipes[p]);
         continue;
