@@ -68,15 +68,17 @@ class CalendarQueue {
       return false;
     }
     const T* near = near_front();
-    if (!far_.empty() && (!near || *near > far_.top())) {
-      if (far_.top().cycle <= cycle) {
-        out = far_.top();
-        far_.pop();
-        no_entry_before_ = out.cycle;  // entries leave in order
-        return true;
-      }
-      no_entry_before_ = far_.top().cycle;
-    } else if (near && near->cycle <= cycle) {
+    // The heap's front is asked first whether it is due: most often it is not
+    // (a load's data far ahead), and then the ring's front leaves without
+    // the two fronts' (cycle, seq) comparison.
+    const bool far_due = !far_.empty() && far_.top().cycle <= cycle;
+    if (far_due && (!near || *near > far_.top())) {
+      out = far_.top();
+      far_.pop();
+      no_entry_before_ = out.cycle;  // entries leave in order
+      return true;
+    }
+    if (near && near->cycle <= cycle) {
       out = *near;
       no_entry_before_ = out.cycle;
       Bucket& b = buckets_[cursor_ % kBuckets];
@@ -87,9 +89,10 @@ class CalendarQueue {
       }
       --near_count_;
       return true;
-    } else {
-      no_entry_before_ = near ? near->cycle : kNone;
     }
+    // Neither front is due (the heap's is not, or it would have left).
+    no_entry_before_ = near ? near->cycle : kNone;
+    if (!far_.empty() && far_.top().cycle < no_entry_before_) no_entry_before_ = far_.top().cycle;
     if (cycle + 1 > base_) base_ = cycle + 1;  // the ring's entries are all later
     if (!near) cursor_ = base_;
     return false;
