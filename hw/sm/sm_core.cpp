@@ -945,12 +945,13 @@ void SmCore::allocate_collectors(uint32_t step) {
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
     FifoPipelineRegister<IssuedInstruction>& issued = id_oc_[u];
     if (issued.empty() || !collectors_.has_free_unit(static_cast<ExecUnit>(u))) continue;
-    for (uint32_t port = 0; port < issued.width(); ++port) {
+    // One allocation port per pipeline, as many as the register is wide: at
+    // most all it holds enters.
+    for (uint32_t left = issued.size(); left > 0; --left) {
       const IssuedInstruction& i = issued.oldest();
       if (!collectors_.allocate_for(static_cast<ExecUnit>(u), i.warp, i.inst, now_, step)) break;
       issued.pop_oldest();
       progress_ = true;
-      if (issued.empty()) break;
     }
   }
 }
