@@ -1240,9 +1240,9 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   }
   if (!inert_gate_) mechanism_.gate->issued(w.ctx, inst);
   const bool is_barrier = inst.op == OpClass::Barrier;
-  stats_.warp_instructions++;
+  // warp_instructions and thread_instructions are these counts' sums,
+  // added up by stats(): two counters fewer per issue.
   const unsigned lanes = inst.active_lanes();
-  stats_.thread_instructions += lanes;
   stats_.op_counts[static_cast<int>(inst.op)]++;
   stats_.thread_op_counts[static_cast<int>(inst.op)] += lanes;
   ++w.issued;
@@ -1512,6 +1512,11 @@ void SmCore::retire_cta(uint32_t cta_slot) {
 
 SmStats SmCore::stats() const {
   SmStats s = stats_;
+  // Issue counts per op class only (try_issue()); the totals are their sums.
+  for (unsigned i = 0; i < kNumOpClasses; ++i) {
+    s.warp_instructions += s.op_counts[i];
+    s.thread_instructions += s.thread_op_counts[i];
+  }
   add_residency(s, stats_.active_cycles - residency_settled_at_);
   const BankArray& rf = arbitrator_.register_file();
   s.rf_bank_reads = rf.reads();

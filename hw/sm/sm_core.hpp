@@ -94,6 +94,7 @@ struct SmStats {
   uint64_t idle_cycles = 0;     // ... in which no warp was ready (Jatala: all warps issued, none ready)
   uint64_t empty_cycles = 0;    // cycles with no resident warp before the SM finished
   std::array<uint64_t, kNumStallReasons> reason_cycles{};
+  // SmCore::stats() sums these two from the per-class counts below.
   uint64_t warp_instructions = 0;
   uint64_t thread_instructions = 0;  // active lanes of issued instructions (GPGPU-Sim's instruction count)
   std::array<uint64_t, kNumOpClasses> op_counts{};
