@@ -1234,7 +1234,10 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
     } else if (!collectors_.allocate(w.ctx, inst, now_)) {
       return IssueOutcome::PipelineFull;
     }
-    for (uint8_t i = 0; i < inst.num_dst; ++i)
+    // num_dst read once: a store to the scoreboard's words may alias a byte
+    // field, so the loop test reloaded it after every destination.
+    const uint8_t num_dst = inst.num_dst;
+    for (uint8_t i = 0; i < num_dst; ++i)
       if (inst.dst[i] != kNoReg) w.pending_writes[inst.dst[i]] = true;  // below kMaxArchRegs: no range check
     w.in_flight++;
   }
