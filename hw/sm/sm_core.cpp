@@ -1245,7 +1245,9 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   const bool is_barrier = inst.op == OpClass::Barrier;
   // warp_instructions and thread_instructions are these counts' sums,
   // added up by stats(): two counters fewer per issue.
-  const unsigned lanes = inst.active_lanes();
+  // Most warps issue with every lane active: no bit count (no popcnt
+  // instruction in the baseline x86-64 target) for those.
+  const unsigned lanes = inst.active_mask == ~0u ? kWarpLanes : inst.active_lanes();
   stats_.op_counts[static_cast<int>(inst.op)]++;
   stats_.thread_op_counts[static_cast<int>(inst.op)] += lanes;
   ++w.issued;
