@@ -1159,8 +1159,10 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
     best = std::max(best, other->wait);
     return false;
   }
-  const ExecUnit first_unit = exec_unit_of(w.head().op);
-  const uint64_t pc = w.head().pc;
+  // The issued instruction's entry: issue only moves the buffer's head on
+  // (fetch refills it, a later stage), so its op and PC are read from it
+  // after the try, and only by a wide warp's lower half and dual issue.
+  const WarpInstruction& first = w.head();
   const IssueOutcome outcome = try_issue(s, slot);
   if (outcome == IssueOutcome::GateRefused) {
     best = std::max(best, StallReason::Gate);
@@ -1176,7 +1178,7 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
     if (inert_gate_ && !has_room(w.need)) full_pipelines_ |= 1u << w.need;
     return false;
   }
-  if (w.may_lead_upper_half()) issue_upper_half(w, pc);
+  if (w.may_lead_upper_half()) issue_upper_half(w, first.pc);
   // Dual issue (GPGPU-Sim's scheduler_unit::cycle with
   // gpgpu_max_insn_issue_per_warp = 2): the same warp's next instruction,
   // if it has no hazard of its own after the first issued (refresh() saw
@@ -1184,7 +1186,7 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
   // empty instruction buffer), with the diff-exec-units rule if set. A
   // second instruction that cannot go costs nothing: the cycle issued.
   if (spec_.dual_issue && w.valid && w.wait == StallReason::None &&
-      !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == first_unit) &&
+      !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == exec_unit_of(first.op)) &&
       !waits_for_other_half(w)) {
     const uint64_t second_pc = w.head().pc;
     if (try_issue(s, slot) == IssueOutcome::Issued && w.may_lead_upper_half()) issue_upper_half(w, second_pc);
