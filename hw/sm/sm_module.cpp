@@ -101,10 +101,7 @@ uint64_t SmModule::memory_response(uint64_t token, uint64_t done_ps) {
 
 uint64_t SmModule::access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) {
   if (!turn_) return transport(line_addr, chunks, is_write, cycle, token);
-  uint64_t ready = 0;
-  auto call = [&] { ready = transport(line_addr, chunks, is_write, cycle, token); };
-  turn_->on_main_thread(sm_id_, call);
-  return ready;
+  return access_in_turn(line_addr, chunks, is_write, cycle, token, /*may_answer_later=*/false);
 }
 
 uint64_t SmModule::access_or_later(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle,
@@ -112,9 +109,19 @@ uint64_t SmModule::access_or_later(uint64_t line_addr, ChunkMask chunks, bool is
   // Ticked on the main thread alone (the usual run): straight to the socket,
   // as access() would go.
   if (!turn_) return transport(line_addr, chunks, is_write, cycle, token);
-  if (!turn_->answers_later()) return access(line_addr, chunks, is_write, cycle, token);
-  later_requests_.push_back({line_addr, chunks, is_write, cycle, token});
-  return kLater;
+  return access_in_turn(line_addr, chunks, is_write, cycle, token, /*may_answer_later=*/true);
+}
+
+uint64_t SmModule::access_in_turn(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle,
+                                  uint64_t token, bool may_answer_later) {
+  if (may_answer_later && turn_->answers_later()) {
+    later_requests_.push_back({line_addr, chunks, is_write, cycle, token});
+    return kLater;
+  }
+  uint64_t ready = 0;
+  auto call = [&] { ready = transport(line_addr, chunks, is_write, cycle, token); };
+  turn_->on_main_thread(sm_id_, call);
+  return ready;
 }
 
 void SmModule::book_later_requests() {
