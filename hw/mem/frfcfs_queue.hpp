@@ -25,8 +25,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <vector>
+
+#include "hw/common/fifo_ring.hpp"
 
 namespace smshare {
 
@@ -82,7 +83,7 @@ class FrfcfsQueue {
   // take removes any of them (the oldest row hit), and pick() indexes and
   // sizes it at every step, which a deque does by iterator arithmetic.
   std::vector<std::vector<DramRequest>> banks_;
-  std::deque<DramRequest> door_;               // arrived while the queue was full
+  FifoRing<DramRequest> door_;                 // arrived while the queue was full
   uint32_t depth_;                             // 0: unlimited
   size_t queued_ = 0;
   uint64_t next_seq_ = 0;

@@ -54,10 +54,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "hw/common/cache_tags.hpp"
+#include "hw/common/fifo_ring.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/slot_pool.hpp"
 #include "hw/mem/dram_channel.hpp"
@@ -140,7 +140,7 @@ class L2Slice {
     uint32_t new_fill;
     uint32_t response;
   };
-  std::deque<Held> input_;  // FR-FCFS: held at the input behind a miss waiting for an MSHR
+  FifoRing<Held> input_;  // FR-FCFS: held at the input behind a miss waiting for an MSHR
   // The latest fill still due after `after_ps` among `sectors` of the line
   // in tag entry `entry`, or 0; undecided fills among them go to `waits`.
   uint64_t pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after_ps, std::vector<uint32_t>* waits) const;
