@@ -94,8 +94,9 @@ class L2Slice {
   // dram.scheduler: frfcfs. As access(), but a read miss is queued in the
   // channel under the owner's id `new_fill` (its sectors' fill undecided
   // until fill_returned(new_fill, ...)). Returns the time known now; the
-  // response also waits for every fill appended to `waits` (`new_fill` when
-  // it missed, and other undecided fills of sectors it needs).
+  // response also waits for every fill appended to `waits`: other undecided
+  // fills of sectors it needs, then `new_fill` when it missed (last, so the
+  // owner sees whether its id was taken from waits.back()).
   // kHeld: held at the input (see above) under the owner's `response` id,
   // booked later by drain_input().
   uint64_t access_queued(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,

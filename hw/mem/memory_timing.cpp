@@ -1,7 +1,5 @@
 #include "hw/mem/memory_timing.hpp"
 
-#include <algorithm>
-
 namespace smshare {
 
 MemoryTiming::MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes)
@@ -99,9 +97,10 @@ MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
 
 void MemoryTiming::settle(uint32_t p, uint32_t r, uint32_t fill, uint64_t ready_ps,
                           const std::vector<uint32_t>& waits, std::vector<MemCompletion>* out) {
-  // `fill` was reserved for a miss: queued in channel p under it, or free again.
+  // `fill` was reserved for a miss: queued in channel p under it (then the
+  // last of `waits`, L2Slice::access_queued), or free again.
   if (fill != L2Slice::kNoFill) {
-    if (std::find(waits.begin(), waits.end(), fill) != waits.end())
+    if (!waits.empty() && waits.back() == fill)
       fills_[fill].partition = p;
     else
       free_fills_.push_back(fill);
