@@ -159,8 +159,9 @@ class MemoryTiming {
     const uint64_t t = dram_[c]->next_decision_ps();
     if (t != decision_ps_[c]) channel_moved(c, t);
   }
-  // Channel c's next decision is now at `t`.
-  void channel_moved(uint32_t c, uint64_t t);
+  // Channel c's next decision is now at `t`. Out of line: GCC otherwise
+  // inlined it into channel_changed() and left that a call.
+  [[gnu::noinline]] void channel_moved(uint32_t c, uint64_t t);
 
   bool frfcfs_;
   uint64_t decision_lead_ps_;
