@@ -65,14 +65,6 @@ uint64_t L2Slice::access(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, b
   return book(t_ps, local_addr, chunks, is_write, kNoFill, nullptr);
 }
 
-uint64_t L2Slice::access_queued(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write,
-                                uint32_t new_fill, std::vector<uint32_t>& waits, uint32_t response) {
-  // Behind a held miss everything waits (the input is a queue).
-  const uint64_t ready = input_.empty() ? book(t_ps, local_addr, chunks, is_write, new_fill, &waits) : kHeld;
-  if (ready == kHeld) input_.push_back({t_ps, local_addr, chunks, is_write, new_fill, response});
-  return ready;
-}
-
 uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, bool is_write, uint32_t new_fill,
                        std::vector<uint32_t>* waits) {
   const ChunkMask needed = tags_.sectors_of(chunks);
