@@ -10,7 +10,8 @@ L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_p
       dram_(dram),
       port_(core_period_ps, spec.bytes_per_cycle),
       mshrs_(spec.mshr_entries),
-      sector_chunks_(tags_.sector_bytes() / ChunkMask::kChunkBytes),
+      sector_starts_(ChunkMask::sector_starts(tags_.sector_bytes() / ChunkMask::kChunkBytes)),
+      sector_shift_(static_cast<uint32_t>(__builtin_ctz(tags_.sector_bytes() / ChunkMask::kChunkBytes))),
       sectors_per_line_(spec.line_bytes / tags_.sector_bytes()),
       hit_latency_ps_(uint64_t(spec.hit_latency) * core_period_ps),
       fills_(size_t(tags_.entries()) * sectors_per_line_) {}
@@ -20,8 +21,7 @@ uint64_t L2Slice::pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after
   uint64_t latest = 0;
   if (!sectors.any()) return latest;  // a miss of the whole line
   const SectorFill* fill = &fills_[size_t(entry) * sectors_per_line_];
-  for (uint32_t s = 0; s < sectors_per_line_; ++s) {
-    if (!sectors.test(s * sector_chunks_)) continue;
+  for_each_sector(sectors, [&](uint32_t s) {
     if (fill[s].fill != kNoFill) {
       // Undecided (only under FR-FCFS, where `waits` is given): wait for it, once.
       if (waits && std::find(waits->begin(), waits->end(), fill[s].fill) == waits->end())
@@ -29,22 +29,22 @@ uint64_t L2Slice::pending_fill(uint32_t entry, ChunkMask sectors, uint64_t after
     } else if (fill[s].ready_ps > after_ps && fill[s].ready_ps > latest) {
       latest = fill[s].ready_ps;
     }
-  }
+  });
   return latest;
 }
 
 void L2Slice::record_fill(uint32_t entry, ChunkMask sectors, SectorFill f) {
   SectorFill* fill = &fills_[size_t(entry) * sectors_per_line_];
-  for (uint32_t s = 0; s < sectors_per_line_; ++s)
-    if (sectors.test(s * sector_chunks_)) fill[s] = f;
+  for_each_sector(sectors, [&](uint32_t s) { fill[s] = f; });
 }
 
 void L2Slice::fill_returned(uint32_t id, uint64_t done_ps) {
   const FillSite site = fill_sites_[id];
   SectorFill* fill = &fills_[size_t(site.entry) * sectors_per_line_];
   // Sectors whose entry was since given to another line no longer name it.
-  for (uint32_t s = 0; s < sectors_per_line_; ++s)
-    if (site.sectors.test(s * sector_chunks_) && fill[s].fill == id) fill[s] = {done_ps, kNoFill};
+  for_each_sector(site.sectors, [&](uint32_t s) {
+    if (fill[s].fill == id) fill[s] = {done_ps, kNoFill};
+  });
   mshrs_.decide(done_ps);
 }
 

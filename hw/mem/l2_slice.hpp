@@ -159,8 +159,19 @@ class L2Slice {
   DramChannelTiming& dram_;
   PortReservation port_;
   SlotPool mshrs_;
-  uint32_t sector_chunks_;     // chunks per sector (the line's when not sectored)
+  // The first chunk of every sector (the line's when not sectored), and
+  // log2 of the chunks per sector: for_each_sector visits the set bits of a
+  // mask and'ed with it (stepping through every sector of the line and
+  // testing its first chunk cost about as much as the fill records' use).
+  ChunkMask sector_starts_;
+  uint32_t sector_shift_;
   uint32_t sectors_per_line_;
+  // visit(sector index) for each sector `sectors` starts, in increasing order.
+  template <class Visit>
+  void for_each_sector(ChunkMask sectors, Visit&& visit) const {
+    for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1)
+      visit(static_cast<uint32_t>(__builtin_ctz(starts)) >> sector_shift_);
+  }
   uint64_t hit_latency_ps_;
   // Each sector's fill, per tag entry: fills_[entry * sectors_per_line_ + sector].
   std::vector<SectorFill> fills_;
