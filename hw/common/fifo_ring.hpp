@@ -11,6 +11,17 @@
 
 namespace smshare {
 
+// Doubles a ring (a power of two long, or empty) holding `count` elements
+// from index `head` on, the oldest first: they move to the start of the
+// bigger ring, and `head` becomes 0. FifoRing and SortedTimes grow so.
+template <typename T>
+void grow_ring(std::vector<T>& ring, size_t& head, size_t count) {
+  std::vector<T> bigger(ring.empty() ? 16 : ring.size() * 2);
+  for (size_t i = 0; i < count; ++i) bigger[i] = ring[(head + i) & (ring.size() - 1)];
+  ring.swap(bigger);
+  head = 0;
+}
+
 template <typename T>
 class FifoRing {
  public:
@@ -21,7 +32,8 @@ class FifoRing {
   const T& front() const { return ring_[head_]; }
 
   void push_back(const T& v) {
-    if (count_ == ring_.size()) grow();
+    // Rare: only when more elements are held than ever before.
+    if (count_ == ring_.size()) grow_ring(ring_, head_, count_);
     ring_[(head_ + count_) & (ring_.size() - 1)] = v;
     ++count_;
   }
@@ -32,14 +44,6 @@ class FifoRing {
   }
 
  private:
-  // Rare: only when more elements are held than ever before.
-  void grow() {
-    std::vector<T> bigger(ring_.empty() ? 16 : ring_.size() * 2);
-    for (size_t i = 0; i < count_; ++i) bigger[i] = ring_[(head_ + i) & (ring_.size() - 1)];
-    ring_.swap(bigger);
-    head_ = 0;
-  }
-
   std::vector<T> ring_;  // a power of two long (or empty)
   size_t head_ = 0;      // the oldest element's index
   size_t count_ = 0;

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "hw/common/fifo_ring.hpp"
+
 namespace smshare {
 
 class SortedTimes {
@@ -56,12 +58,7 @@ class SortedTimes {
 
  private:
   // Rare: only when more times are held than ever before.
-  void grow() {
-    std::vector<uint64_t> bigger(ring_.empty() ? 16 : ring_.size() * 2);
-    for (size_t i = 0; i < count_; ++i) bigger[i] = ring_[(head_ + i) & (ring_.size() - 1)];
-    ring_.swap(bigger);
-    head_ = 0;
-  }
+  void grow() { grow_ring(ring_, head_, count_); }
 
   std::vector<uint64_t> ring_;  // a power of two long (or empty)
   size_t head_ = 0;             // the earliest time's index
