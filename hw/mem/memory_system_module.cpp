@@ -5,13 +5,14 @@
 
 #include "hw/mem/chunk_mask_extension.hpp"
 #include "hw/mem/deferred_response_extension.hpp"
+#include "hw/mem/ps_time.hpp"
 
 namespace smshare {
 
 MemorySystem::MemorySystem(sc_core::sc_module_name name, const GpuSpec& spec, uint64_t dram_capacity_bytes)
     : sc_core::sc_module(name), sockets_("sm_socket", spec.num_sms), timing_(spec, dram_capacity_bytes) {
   // The timing core counts picoseconds; sc_time values are used as such.
-  if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+  if (resolution_ != sc_core::sc_time(1, sc_core::SC_PS))
     SC_REPORT_ERROR(this->name(), "MemorySystem needs a SystemC time resolution of 1 ps");
   for (uint32_t i = 0; i < spec.num_sms; ++i)
     sockets_[i].register_b_transport(this, &MemorySystem::b_transport, static_cast<int>(i));
@@ -30,7 +31,7 @@ void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_
     p.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = simcontext()->time_stamp().value();  // inline, unlike sc_time_stamp()
   MemRequest r;
   r.sm = static_cast<uint32_t>(sm);
   r.addr = p.get_address();
@@ -68,7 +69,7 @@ void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_
         if (!deferral) SC_REPORT_ERROR(name(), "a deferred response needs a DeferredResponseExtension on the payload");
         deferral->deferred = true;
       } else {
-        delay = sc_core::sc_time::from_value(done - now);
+        delay = ps_time(done - now, resolution_);
       }
       p.set_response_status(tlm::TLM_OK_RESPONSE);
       break;

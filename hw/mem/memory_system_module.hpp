@@ -75,6 +75,7 @@ class MemorySystem : public sc_core::sc_module {
   void b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
 
   sc_core::sc_vector<Socket> sockets_;
+  const sc_core::sc_time resolution_ = sc_core::sc_get_time_resolution();  // 1 ps (checked): ps_time()'s unit
   MemoryTiming timing_;
   std::unordered_map<uint64_t, unsigned char> swap_data_;  // bytes written to the swap region with data
   // After timing_: they refer to its objects and are destroyed first.

@@ -7,6 +7,7 @@
 #include "hw/common/error.hpp"
 #include "hw/mem/chunk_mask_extension.hpp"
 #include "hw/mem/deferred_response_extension.hpp"
+#include "hw/mem/ps_time.hpp"
 #include "hw/sm/bank_arbitrator_module.hpp"
 #include "hw/sm/instruction_cache_module.hpp"
 #include "hw/sm/l1_data_cache_module.hpp"
@@ -149,9 +150,11 @@ uint64_t SmModule::transport(uint64_t line_addr, ChunkMask chunks, bool is_write
   chunk_mask_->chunks = chunks;
   deferral_->token = token;
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  const uint64_t now_ps = sc_core::sc_time_stamp().value();
+  // sc_time_stamp() through the module's own context: inline, where the free
+  // function is a library call that looks the context up.
+  const uint64_t now_ps = simcontext()->time_stamp().value();
   const uint64_t issue_ps = cycle * period_ps_;
-  sc_time delay = sc_time::from_value(issue_ps > now_ps ? issue_ps - now_ps : 0);  // the resolution is 1 ps
+  sc_time delay = ps_time(issue_ps > now_ps ? issue_ps - now_ps : 0, resolution_);
   socket->b_transport(payload_, delay);
   if (payload_.is_response_error()) {
     // The cycle is named: SystemC's "@ time" in the report is the clock's

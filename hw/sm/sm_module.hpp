@@ -106,6 +106,7 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
 
   const uint32_t sm_id_;
   const uint64_t period_ps_;
+  const sc_core::sc_time resolution_ = sc_core::sc_get_time_resolution();  // 1 ps: ps_time()'s unit
   std::unique_ptr<SmCore> core_;
   std::vector<std::unique_ptr<MechanismStructureModule>> mechanism_modules_;
   tlm::tlm_generic_payload payload_;
