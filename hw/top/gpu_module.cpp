@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hw/mem/ps_time.hpp"
+
 namespace smshare {
 
 GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
@@ -133,7 +135,7 @@ void GpuModule::clock_method() {
     const uint64_t next = run_cycle(cycle);
     if (next == SmCore::kNever) return;  // nothing left: the simulation ends
     if (next - first >= kCyclesAhead) {
-      next_trigger(sc_core::sc_time::from_value((next - first) * period_ps_));  // the resolution is 1 ps
+      next_trigger(ps_time((next - first) * period_ps_, resolution_));
       return;
     }
     cycle = next;
@@ -174,7 +176,7 @@ void GpuModule::deliver_memory_responses(uint64_t cycle) {
   // Most cycles have no decision due: nothing to take, and no sc_time to build.
   if (memory_->timing().next_decision_ps() >= before) return;
   responses_.clear();
-  memory_->advance(sc_core::sc_time::from_value(before), responses_);
+  memory_->advance(ps_time(before, resolution_), responses_);
   for (const MemCompletion& c : responses_) {
     wake(c.sm, sms_[c.sm]->memory_response(c.token, c.done_ps));
   }

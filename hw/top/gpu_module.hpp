@@ -147,6 +147,7 @@ class GpuModule : public sc_core::sc_module {
 
   const GpuSpec& spec_;
   const uint64_t period_ps_;  // spec_.core_period_ps(), which rounds a division: read every cycle
+  const sc_core::sc_time resolution_ = sc_core::sc_get_time_resolution();  // 1 ps: ps_time()'s unit
   const ConfiguredMechanism mechanism_;
   const std::string kernel_origin_;
   std::vector<KernelRecord> records_;
