@@ -59,6 +59,12 @@ class ChunkMask {
     if (sector_chunks >= kMaxChunks) return ChunkMask(1);
     return ChunkMask(~uint32_t{0} / ((uint32_t{1} << sector_chunks) - 1));
   }
+  // visit(chunk index) for each chunk of the mask, in increasing order
+  // (with sector_starts(): the sectors a mask starts).
+  template <class Visit>
+  void for_each_chunk(Visit&& visit) const {
+    for (uint32_t b = bits_; b; b &= b - 1) visit(static_cast<uint32_t>(__builtin_ctz(b)));
+  }
   // The mask seen from a line that starts `chunks` chunks earlier.
   constexpr ChunkMask shifted_up(uint32_t chunks) const { return ChunkMask(chunks >= kMaxChunks ? 0 : bits_ << chunks); }
 

@@ -169,8 +169,7 @@ class L2Slice {
   // visit(sector index) for each sector `sectors` starts, in increasing order.
   template <class Visit>
   void for_each_sector(ChunkMask sectors, Visit&& visit) const {
-    for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1)
-      visit(static_cast<uint32_t>(__builtin_ctz(starts)) >> sector_shift_);
+    (sectors & sector_starts_).for_each_chunk([&](uint32_t c) { visit(c >> sector_shift_); });
   }
   uint64_t hit_latency_ps_;
   // Each sector's fill, per tag entry: fills_[entry * sectors_per_line_ + sector].

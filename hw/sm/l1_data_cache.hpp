@@ -138,8 +138,7 @@ class L1DataCache {
   // visit(sector address) for each sector of `line` that `sectors` starts.
   template <class Visit>
   void for_each_sector(uint64_t line, ChunkMask sectors, Visit&& visit) const {
-    for (uint32_t starts = (sectors & sector_starts_).bits(); starts; starts &= starts - 1)
-      visit(line + uint64_t(__builtin_ctz(starts)) * ChunkMask::kChunkBytes);
+    (sectors & sector_starts_).for_each_chunk([&](uint32_t c) { visit(line + uint64_t(c) * ChunkMask::kChunkBytes); });
   }
   std::unique_ptr<CacheTags> tags_;
   SlotPool mshrs_;
