@@ -146,11 +146,6 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       spec_(gpu.sm),
       slots_(slots),
       memory_(memory),
-      warps_(slots.warps),
-      ctas_(slots.ctas),
-      line_bytes_(request_line_bytes(gpu)),
-      line_chunks_(ChunkMask::line(line_bytes_)),
-      to_sectors_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
       pipelined_(spec_.pipeline_registers),
       first_scheduler_mask_(pipelined_ && power_of_two(spec_.num_schedulers) ? spec_.num_schedulers - 1 : 0),
       first_scheduler_by_division_(pipelined_ && !power_of_two(spec_.num_schedulers)),
@@ -158,6 +153,11 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       // writeback register m_next_wb the cycle after it is ready, and the
       // writeback stage of the next cycle writes it.
       result_to_writeback_(spec_.pipeline_registers ? 2 : 0),
+      warps_(slots.warps),
+      ctas_(slots.ctas),
+      line_bytes_(request_line_bytes(gpu)),
+      line_chunks_(ChunkMask::line(line_bytes_)),
+      to_sectors_(request_sector_bytes(gpu) / ChunkMask::kChunkBytes),
       arbitrator_(spec_.register_banks, spec_.scratchpad_banks, spec_.register_bank_ports),
       collectors_(spec_),
       scratchpad_(spec_, arbitrator_),

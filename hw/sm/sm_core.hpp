@@ -390,6 +390,48 @@ class SmCore : private MechanismMemoryPort {
   CtaDispatcher* dispatcher_ = nullptr;
   TickTurn* turn_ = nullptr;  // null: ticked on the main thread only
 
+  // The scalars (nearly) every tick reads or writes, together in a few
+  // cache lines: ticked in turn with the other SMs, an SM finds its state
+  // out of the host's L1 at each tick, and each line it touches is a miss
+  // (docs/performance.md, "Locality").
+  uint64_t now_ = 0;
+  // The cycle last ticked, or kNotTicked when none was since the kernel
+  // began (the time before is nobody's cycle): with it the gap test
+  // `cycle > last_ticked_ + 1` is false, no flag to test as well.
+  static constexpr uint64_t kNotTicked = ~0ull - 1;
+  uint64_t last_ticked_ = kNotTicked;
+  bool progress_ = false;
+  bool counts_as_active_ = false;  // the cycle began with resident warps
+  uint64_t wake_hint_ = kNever;
+  uint64_t hook_wake_ = kNever;        // mechanism_.hooks->next_wake()
+  uint64_t priority_epoch_ = 0;        // mechanism_.hooks->priority_epoch() the views reflect
+  StallReason last_reason_ = StallReason::NoWarp;
+  // The last ticked cycle issued nothing and waited on memory
+  // (IssueActivity::memory_wait_cycles); skipped cycles count as it did.
+  bool last_waited_on_memory_ = false;
+  uint64_t memory_wait_cycles_ = 0;
+  uint64_t memory_wait_idle_cycles_ = 0;  // of those, idle (not a full pipeline)
+  bool cycle_by_cycle_ = false;
+  bool probes_traced_ = false;
+  bool deadlocked_ = false;
+  uint32_t resident_ctas_ = 0;
+  uint32_t resident_warps_ = 0;
+  bool barrier_to_open_ = false;  // a CTA's barrier opens at the start of the next cycle (compact timing)
+  uint32_t oc_ex_filled_ = 0;  // bit u: oc_ex_[u] holds an instruction
+  uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
+  uint32_t fetch_rr_ = 0;
+  uint32_t fetch_wanted_ = 0;  // set bits of fetch_wanted_slots_
+  const bool pipelined_;  // sm.pipeline_registers: ID_OC and OC_EX (id_oc_, oc_ex_)
+  // issue()'s first scheduler in cycle c: GPGPU-Sim's shader_core_ctx::issue
+  // starts at one that rotates every cycle (Issue_Prio), c mod
+  // sm.num_schedulers; the compact timing always starts at 0. Worked out
+  // once: c & first_scheduler_mask_ (a count that is a power of two, as in
+  // every shipped config, or 0 without pipeline registers), else by a
+  // 64-bit division per tick.
+  const uint32_t first_scheduler_mask_;
+  const bool first_scheduler_by_division_;
+  const uint32_t result_to_writeback_;  // a result ready at c is written at c + this (2 or 0)
+
   std::vector<Warp> warps_;
   std::vector<Cta> ctas_;
   std::vector<std::unique_ptr<SchedulerPolicy>> schedulers_;
@@ -602,25 +644,13 @@ class SmCore : private MechanismMemoryPort {
     WarpContext warp;
     WarpInstruction inst;
   };
-  const bool pipelined_;
-  // issue()'s first scheduler in cycle c: GPGPU-Sim's shader_core_ctx::issue
-  // starts at one that rotates every cycle (Issue_Prio), c mod
-  // sm.num_schedulers; the compact timing always starts at 0. Worked out
-  // once: c & first_scheduler_mask_ (a count that is a power of two, as in
-  // every shipped config, or 0 without pipeline registers), else by a
-  // 64-bit division per tick.
-  const uint32_t first_scheduler_mask_;
-  const bool first_scheduler_by_division_;
-  const uint32_t result_to_writeback_;  // a result ready at c is written at c + this (2 or 0)
   std::array<FifoPipelineRegister<IssuedInstruction>, kNumExecUnits> id_oc_;
   std::array<PipelineRegister<OperandCollectors::CollectorUnit>, kNumExecUnits> oc_ex_;
-  uint32_t oc_ex_filled_ = 0;  // bit u: oc_ex_[u] holds an instruction
   std::array<std::vector<ResultCycles>, kNumExecUnits> result_cycles_;
   template <class Register>
   static uint32_t staged(const std::array<Register, kNumExecUnits>& registers) {  // instructions in them
     return registers[0].size() + registers[1].size() + registers[2].size();
   }
-  bool barrier_to_open_ = false;  // a CTA's barrier opens at the start of the next cycle (compact timing)
 
   BankArbitrator arbitrator_;
   OperandCollectors collectors_;
@@ -628,8 +658,6 @@ class SmCore : private MechanismMemoryPort {
   L1DataCache l1d_;
   InstructionCache icache_;
 
-  uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
-  uint32_t fetch_rr_ = 0;
   // Valid warps with an empty instruction buffer and instructions left, a
   // bit per slot, so fetch() finds them without a scan; fetch_wanted_ counts
   // the set bits for its early return. Only a launch (wanted), an issue that
@@ -637,14 +665,11 @@ class SmCore : private MechanismMemoryPort {
   // (not wanted: filled, or the program ended) change it: a retiring warp has
   // no instructions left, so its bit is already clear.
   std::vector<uint64_t> fetch_wanted_slots_;
-  uint32_t fetch_wanted_ = 0;
   void set_fetch_wanted(uint32_t slot, bool wanted);
   // The first k' >= k (k' < warp slots) for which slot (start + k') mod
   // warp slots wants a fetch; the warp slots if none: fetch()'s round-robin scan.
   uint32_t next_fetch_candidate(uint32_t start, uint32_t k) const;
   uint64_t next_age_ = 0;
-  uint32_t resident_ctas_ = 0;
-  uint32_t resident_warps_ = 0;
   // SmStats::active_cycles when the residency integrals were last settled.
   uint64_t residency_settled_at_ = 0;
   // The admission's allocation changes only on admit and release
@@ -654,26 +679,6 @@ class SmCore : private MechanismMemoryPort {
   uint32_t registers_allocated_ = 0;
   uint32_t smem_allocated_ = 0;
 
-  uint64_t now_ = 0;
-  // The cycle last ticked, or kNotTicked when none was since the kernel
-  // began (the time before is nobody's cycle): with it the gap test
-  // `cycle > last_ticked_ + 1` is false, no flag to test as well.
-  static constexpr uint64_t kNotTicked = ~0ull - 1;
-  uint64_t last_ticked_ = kNotTicked;
-  bool progress_ = false;
-  bool counts_as_active_ = false;  // the cycle began with resident warps
-  uint64_t wake_hint_ = kNever;
-  uint64_t hook_wake_ = kNever;        // mechanism_.hooks->next_wake()
-  uint64_t priority_epoch_ = 0;        // mechanism_.hooks->priority_epoch() the views reflect
-  StallReason last_reason_ = StallReason::NoWarp;
-  // The last ticked cycle issued nothing and waited on memory
-  // (IssueActivity::memory_wait_cycles); skipped cycles count as it did.
-  bool last_waited_on_memory_ = false;
-  uint64_t memory_wait_cycles_ = 0;
-  uint64_t memory_wait_idle_cycles_ = 0;  // of those, idle (not a full pipeline)
-  bool cycle_by_cycle_ = false;
-  bool probes_traced_ = false;
-  bool deadlocked_ = false;
 
   SmStats stats_;
   SmProbes probes_;
