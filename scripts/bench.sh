@@ -58,3 +58,20 @@ host_threads_table() {
 host_threads_table "hotspot profile on fermi-gtx480" fermi-gtx480 hotspot
 host_threads_table "hotspot profile on a 60-SM fermi-gtx480" fermi-gtx480 hotspot --ctas 900 --set gpu.num_sms=60
 host_threads_table "generated trace on fermi-gtx480" fermi-gtx480 --trace "$trace_dir/kernelslist.g"
+
+# The cost of ticking the SMs in turn: the same work on one SM
+# (gpu.num_sms=1, the same grid) finds the SM's state still in the host's L1
+# at each tick; on 15 SMs ticked one after another, each tick finds it
+# evicted by the other 14 (docs/performance.md, "Locality"). The ratio is
+# what ticking each SM for several cycles in a row could recover at most.
+locality_row() {
+  local title=$1; shift
+  local many one
+  many=$(build/bench_sim_speed "$@" | awk '/^  loop:/ {print $2}')
+  one=$(build/bench_sim_speed "$@" --set gpu.num_sms=1 | awk '/^  loop:/ {print $2}')
+  awk -v t="$title" -v m="$many" -v o="$one" \
+    'BEGIN { printf "  %-28s %9.0f warp-inst/s on 15 SMs, %9.0f on 1 SM: %.2fx\n", t, m, o, o / m }'
+}
+echo "== locality: the same work on 15 SMs and on one =="
+locality_row "hotspot on fermi-gtx480" fermi-gtx480 hotspot
+locality_row "generated trace on fermi-gtx480" fermi-gtx480 --trace "$trace_dir/kernelslist.g"
