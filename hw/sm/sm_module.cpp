@@ -94,8 +94,6 @@ void SmModule::trace(Waveform& wave) {
   wave.add(p + "pending_loads", probes.pending_loads);
 }
 
-uint64_t SmModule::tick(uint64_t cycle) { return core_->tick(cycle); }
-
 uint64_t SmModule::memory_response(uint64_t token, uint64_t done_ps) {
   return core_->memory_response(token, (done_ps + period_ps_ - 1) / period_ps_);
 }

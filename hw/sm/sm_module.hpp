@@ -60,11 +60,6 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   // (the window).
   void trace(Waveform& wave);
 
-  // Runs cycle `cycle` (the current simulation time) and returns the next
-  // cycle the SM needs, SmCore::kNever when it has no work left, or
-  // SmCore::kAwaitMemory when only a deferred response can wake it.
-  uint64_t tick(uint64_t cycle);
-
   // Ticked on several host threads (GpuModule, --host-threads): the SM's
   // memory requests and its shared-state accesses wait for its turn and its
   // requests run on the main thread (tick_turn.hpp).

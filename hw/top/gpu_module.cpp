@@ -35,6 +35,7 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
         },
         c.slots);
     sm->socket.bind(memory_->sm_socket(i));
+    cores_.push_back(&sm->core());
     sms_.push_back(std::move(sm));
   }
   // Cross-SM sharing: an SM reaches its neighbour's register banks.
@@ -69,7 +70,7 @@ void GpuModule::start_host_threads(unsigned host_threads, bool host_threads_alwa
   ticks_->before_main_calls([this](uint32_t sm) { book_later_requests_through(sm); });
   tick_unit_ = [this](const ParallelTicks::Unit& unit) {
     for (uint32_t i = unit.first_sm; i <= unit.last_sm; ++i) {
-      if (due_[i] == ticking_cycle_) next_due_[i].cycle = sms_[i]->tick(ticking_cycle_);
+      if (due_[i] == ticking_cycle_) next_due_[i].cycle = cores_[i]->tick(ticking_cycle_);
       ticks_->finished(i);
     }
   };
@@ -116,7 +117,7 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
     uint64_t due = due_[i];
     if (due == cycle) {
       after.any_was_due = true;
-      due = due_[i] = sms_[i]->tick(cycle);
+      due = due_[i] = cores_[i]->tick(cycle);
     }
     after.note(due);
   }
