@@ -10,12 +10,13 @@
 namespace smshare {
 
 MemorySystem::MemorySystem(sc_core::sc_module_name name, const GpuSpec& spec, uint64_t dram_capacity_bytes)
-    : sc_core::sc_module(name), sockets_("sm_socket", spec.num_sms), timing_(spec, dram_capacity_bytes) {
+    : sc_core::sc_module(name), sockets_("sm_socket"), timing_(spec, dram_capacity_bytes) {
   // The timing core counts picoseconds; sc_time values are used as such.
   if (resolution_ != sc_core::sc_time(1, sc_core::SC_PS))
     SC_REPORT_ERROR(this->name(), "MemorySystem needs a SystemC time resolution of 1 ps");
-  for (uint32_t i = 0; i < spec.num_sms; ++i)
-    sockets_[i].register_b_transport(this, &MemorySystem::b_transport, static_cast<int>(i));
+  sockets_.init(spec.num_sms, [this](const char* socket_name, size_t sm) {
+    return new Socket(socket_name, *this, static_cast<uint32_t>(sm));
+  });
   interconnect_ = std::make_unique<InterconnectModule>("interconnect", timing_.icnt());
   for (uint32_t p = 0; p < timing_.partitions(); ++p)
     l2_slices_.push_back(std::make_unique<L2SliceModule>(("l2_slice" + std::to_string(p)).c_str(), timing_.l2(p)));
@@ -24,7 +25,32 @@ MemorySystem::MemorySystem(sc_core::sc_module_name name, const GpuSpec& spec, ui
                                                                  timing_.dram(p), spec.core_period_ps()));
 }
 
-void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+MemorySystem::Socket::Socket(const char* name, MemorySystem& memory, uint32_t sm)
+    : tlm::tlm_target_socket<32>(name), forward_(memory, sm) {
+  bind(forward_);
+}
+
+tlm::tlm_sync_enum MemorySystem::Socket::Forward::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                                                  sc_core::sc_time& delay) {
+  if (phase != tlm::BEGIN_REQ) {
+    SC_REPORT_ERROR(memory_.name(), "nb_transport_fw: only BEGIN_REQ is expected (every request completes at once)");
+    return tlm::TLM_COMPLETED;
+  }
+  memory_.b_transport(sm_, p, delay);
+  phase = tlm::BEGIN_RESP;
+  return tlm::TLM_COMPLETED;
+}
+
+bool MemorySystem::Socket::Forward::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+  // No DMI: the whole address range is denied (as simple_target_socket answers without a callback).
+  dmi.set_start_address(0);
+  dmi.set_end_address(~sc_dt::uint64{0});
+  return false;
+}
+
+unsigned int MemorySystem::Socket::Forward::transport_dbg(tlm::tlm_generic_payload&) { return 0; }
+
+void MemorySystem::b_transport(uint32_t sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   p.set_dmi_allowed(false);
   const tlm::tlm_command cmd = p.get_command();
   if (cmd == tlm::TLM_IGNORE_COMMAND) {
@@ -33,7 +59,7 @@ void MemorySystem::b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_
   }
   const uint64_t now = simcontext()->time_stamp().value();  // inline, unlike sc_time_stamp()
   MemRequest r;
-  r.sm = static_cast<uint32_t>(sm);
+  r.sm = sm;
   r.addr = p.get_address();
   r.bytes = p.get_data_length();
   if (const auto* ext = p.get_extension<ChunkMaskExtension>()) r.chunks = ext->chunks;

@@ -2,7 +2,8 @@
 // SM, tagged with the SM id. Timing only: global memory has no backing data;
 // the swap region keeps the bytes an initiator carrying data writes there.
 //
-// Binding: sm.socket.bind(mem.sm_socket(sm_id))  (any tlm_initiator_socket<32>)
+// Binding: sm.socket.bind(mem.sm_socket(sm_id))  (any tlm_initiator_socket<32>; the
+//          socket also takes nb_transport_fw BEGIN_REQ, completed at once: Socket)
 // Call:    from an SC_METHOD or SC_THREAD, b_transport(payload, delay) with
 //          one READ or WRITE of `length` bytes inside one L2 line (contiguous
 //          from the address, or the chunks a ChunkMaskExtension names, then
@@ -33,7 +34,6 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "hw/common/activity.hpp"
 #include "hw/common/gpu_config.hpp"
@@ -46,7 +46,33 @@ namespace smshare {
 
 class MemorySystem : public sc_core::sc_module {
  public:
-  using Socket = tlm_utils::simple_target_socket_tagged<MemorySystem>;
+  // An SM's target socket: a TLM-2.0 target socket whose forward interface
+  // hands each b_transport straight to the memory system with the socket's
+  // SM id. (simple_target_socket_tagged went through a forwarding function
+  // and a member-function pointer with the tag: about 28 host instructions
+  // a transaction.) The memory system is loosely timed: nb_transport_fw
+  // completes a BEGIN_REQ at once through b_transport (the base protocol's
+  // early completion); it offers no DMI and no debug transport.
+  class Socket : public tlm::tlm_target_socket<32> {
+   public:
+    Socket(const char* name, MemorySystem& memory, uint32_t sm);
+
+   private:
+    struct Forward : tlm::tlm_fw_transport_if<> {
+      Forward(MemorySystem& memory, uint32_t sm) : memory_(memory), sm_(sm) {}
+      void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) override {
+        memory_.b_transport(sm_, p, delay);
+      }
+      tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                         sc_core::sc_time& delay) override;
+      bool get_direct_mem_ptr(tlm::tlm_generic_payload& p, tlm::tlm_dmi& dmi) override;
+      unsigned int transport_dbg(tlm::tlm_generic_payload& p) override;
+
+      MemorySystem& memory_;
+      const uint32_t sm_;
+    };
+    Forward forward_;
+  };
 
   // One socket per SM (spec.num_sms). `dram_capacity_bytes` as in MemoryTiming
   // (0: global memory is everything below dram.swap_base).
@@ -72,7 +98,7 @@ class MemorySystem : public sc_core::sc_module {
   const DramChannelModule& dram_channel(uint32_t c) const { return *dram_channels_[c]; }
 
  private:
-  void b_transport(int sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  void b_transport(uint32_t sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
 
   sc_core::sc_vector<Socket> sockets_;
   const sc_core::sc_time resolution_ = sc_core::sc_get_time_resolution();  // 1 ps (checked): ps_time()'s unit
