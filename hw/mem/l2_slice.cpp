@@ -13,6 +13,7 @@ L2Slice::L2Slice(const L2Spec& spec, uint32_t partitions, uint64_t core_period_p
       sector_starts_(ChunkMask::sector_starts(tags_.sector_bytes() / ChunkMask::kChunkBytes)),
       sector_shift_(static_cast<uint32_t>(__builtin_ctz(tags_.sector_bytes() / ChunkMask::kChunkBytes))),
       sectors_per_line_(spec.line_bytes / tags_.sector_bytes()),
+      line_bytes_(spec.line_bytes),
       hit_latency_ps_(uint64_t(spec.hit_latency) * core_period_ps),
       fills_(size_t(tags_.entries()) * sectors_per_line_) {}
 
@@ -82,7 +83,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
     arrival = dram_.accept_at(arrival + hit_latency_ps_) - hit_latency_ps_;
     counters_.miss_stall_ps += arrival - at_tags;
   }
-  const uint64_t start = port_.reserve(arrival, needed.bytes()).start;
+  const uint64_t start = port_.reserve(arrival, bytes_of(needed)).start;
   const uint64_t lookup_done = start + hit_latency_ps_;
   const CacheTags::Result r = tags_.access_found(found, local_addr, needed, /*allocate=*/true, /*dirty=*/is_write);
   // A line allocated over a victim inherits none of the victim's fills. A
@@ -106,7 +107,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
     } else if (dram_.frfcfs()) {
       // FR-FCFS: the channel decides the fill's time later.
       ++counters_.read_misses;
-      dram_.enqueue(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes(), new_fill);
+      dram_.enqueue(lookup_done, local_addr, /*is_write=*/false, bytes_of(r.missing), new_fill);
       if (fill_sites_.size() <= new_fill) fill_sites_.resize(size_t(new_fill) + 1);
       fill_sites_[new_fill] = {r.entry, r.missing};
       record_fill(r.entry, r.missing, SectorFill{0, new_fill});
@@ -114,7 +115,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
       waits->push_back(new_fill);
     } else {
       ++counters_.read_misses;
-      const uint64_t fill = dram_.access(lookup_done, local_addr, /*is_write=*/false, r.missing.bytes());
+      const uint64_t fill = dram_.access(lookup_done, local_addr, /*is_write=*/false, bytes_of(r.missing));
       mshrs_.hold(start, fill);
       record_fill(r.entry, r.missing, SectorFill{fill, kNoFill});
       if (fill > ready) ready = fill;
@@ -123,9 +124,9 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
   if (r.evicted_dirty) {
     // Booked (queued) after the demand read, so it never delays the requester.
     if (dram_.frfcfs())
-      dram_.enqueue(lookup_done, r.victim_line, /*is_write=*/true, r.victim_dirty.bytes(), kNoFill);
+      dram_.enqueue(lookup_done, r.victim_line, /*is_write=*/true, bytes_of(r.victim_dirty), kNoFill);
     else
-      dram_.access(lookup_done, r.victim_line, /*is_write=*/true, r.victim_dirty.bytes());
+      dram_.access(lookup_done, r.victim_line, /*is_write=*/true, bytes_of(r.victim_dirty));
     ++counters_.writebacks;
   }
   return ready;

@@ -166,6 +166,14 @@ class L2Slice {
   ChunkMask sector_starts_;
   uint32_t sector_shift_;
   uint32_t sectors_per_line_;
+  uint32_t line_bytes_;
+  // The bytes of `sectors`, whole sectors: when the line is one sector
+  // (l2.sector_bytes 0), the line's or none, without counting bits (a
+  // software count, about 12 host instructions, at each port booking and
+  // each DRAM request).
+  uint32_t bytes_of(ChunkMask sectors) const {
+    return sectors_per_line_ == 1 ? (sectors.any() ? line_bytes_ : 0) : sectors.bytes();
+  }
   // visit(sector index) for each sector `sectors` starts, in increasing order.
   template <class Visit>
   void for_each_sector(ChunkMask sectors, Visit&& visit) const {
