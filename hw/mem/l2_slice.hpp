@@ -174,9 +174,14 @@ class L2Slice {
   uint32_t bytes_of(ChunkMask sectors) const {
     return sectors_per_line_ == 1 ? (sectors.any() ? line_bytes_ : 0) : sectors.bytes();
   }
-  // visit(sector index) for each sector `sectors` starts, in increasing order.
+  // visit(sector index) for each sector `sectors` starts, in increasing
+  // order (a line of one sector: its only one, without the bit loop).
   template <class Visit>
   void for_each_sector(ChunkMask sectors, Visit&& visit) const {
+    if (sectors_per_line_ == 1) {
+      if (sectors.any()) visit(0);
+      return;
+    }
     (sectors & sector_starts_).for_each_chunk([&](uint32_t c) { visit(c >> sector_shift_); });
   }
   uint64_t hit_latency_ps_;
