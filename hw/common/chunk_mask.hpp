@@ -42,7 +42,12 @@ class ChunkMask {
 
   constexpr uint32_t bits() const { return bits_; }
   constexpr bool any() const { return bits_ != 0; }
-  constexpr uint32_t count() const { return count_bits(bits_); }
+  // A mask within 4 chunks (a 128-byte line: every config's L1 and L2) is
+  // counted from a table of the 16 nibbles' counts held in one constant;
+  // wider ones by halves (count_bits, about 12 host instructions).
+  constexpr uint32_t count() const {
+    return bits_ < 16 ? static_cast<uint32_t>(kNibbleCounts >> (bits_ * 4)) & 0xFu : count_bits(bits_);
+  }
   uint32_t bytes() const { return count() * kChunkBytes; }
   bool test(uint32_t chunk) const { return bits_ >> chunk & 1u; }
   // Bytes from the start of the line to the end of the last chunk (0 if none).
@@ -78,6 +83,8 @@ class ChunkMask {
 
  private:
   constexpr explicit ChunkMask(uint32_t bits) : bits_(bits) {}
+  // Nibble n (bits 4n..4n+3) is the number of set bits of n.
+  static constexpr uint64_t kNibbleCounts = 0x4332322132212110ull;
   uint32_t bits_ = 0;
 };
 

@@ -354,5 +354,18 @@ TEST(ChunkMask, WidenRoundsEveryMaskOutToWholeSectors) {
     }
 }
 
+TEST(ChunkMask, CountsItsChunksNarrowAndWide) {
+  // Against a bit-by-bit count: every mask of the first 8 chunks (the
+  // nibble table below 16, the count by halves above) and some wide ones.
+  std::vector<uint32_t> masks = {~0u, 0x80000000u, 0x0F0F0F0Fu, 0x12345678u, 0xFFFF0010u};
+  for (uint32_t m = 0; m < 256; ++m) masks.push_back(m);
+  for (const uint32_t m : masks) {
+    uint32_t expected = 0;
+    for (uint32_t b = 0; b < 32; ++b) expected += m >> b & 1u;
+    EXPECT_EQ(ChunkMask::from_bits(m).count(), expected) << "mask " << m;
+    EXPECT_EQ(ChunkMask::from_bits(m).bytes(), expected * ChunkMask::kChunkBytes) << "mask " << m;
+  }
+}
+
 }  // namespace
 }  // namespace smshare
