@@ -204,28 +204,26 @@ TEST(MemorySystemBench, ANonBlockingRequestCompletesAtOnceAsABlockingOne) {
   const uint64_t cyc = spec.core_period_ps();
   MemorySystem mem("memory", spec);
   ScriptedInitiator init("init", spec.num_sms, [&](ScriptedInitiator& i) {
-    const uint64_t addr = 0x40000;
-    i.transact(0, tlm::TLM_READ_COMMAND, addr, 128);  // miss, fills L2
-    sc_core::wait(sc_time(10, sc_core::SC_US));
     tlm::tlm_generic_payload p;
-    p.set_command(tlm::TLM_READ_COMMAND);
-    p.set_address(addr);
+    p.set_command(tlm::TLM_WRITE_COMMAND);
+    p.set_address(0x8000);
     p.set_data_ptr(nullptr);
     p.set_data_length(128);
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    sc_time delay = sc_time::from_value(3 * cyc);
-    EXPECT_EQ(i.sockets[5]->nb_transport_fw(p, phase, delay), tlm::TLM_COMPLETED);
+    sc_time delay = sc_time::from_value(3 * cyc);  // leaving the SM 3 cycles from now
+    EXPECT_EQ(i.sockets[2]->nb_transport_fw(p, phase, delay), tlm::TLM_COMPLETED);
     EXPECT_EQ(phase, tlm::BEGIN_RESP);
-    EXPECT_TRUE(p.is_response_ok());
-    EXPECT_EQ(delay.value(), (3 + 20 + 80 + 20 + 4) * cyc);  // as L2HitLatencyIsInterconnectPlusHit
+    EXPECT_TRUE(p.is_response_ok()) << p.get_response_string();
+    // As WritesAndErrorsOverTlm's write: 128 B up, icnt 20, L2 80, ack 20.
+    EXPECT_EQ(delay.value(), (3 + 4 + 20 + 80 + 20) * cyc);
     tlm::tlm_dmi dmi;
-    EXPECT_FALSE(i.sockets[5]->get_direct_mem_ptr(p, dmi));
-    EXPECT_EQ(i.sockets[5]->transport_dbg(p), 0u);
+    EXPECT_FALSE(i.sockets[2]->get_direct_mem_ptr(p, dmi));
+    EXPECT_EQ(i.sockets[2]->transport_dbg(p), 0u);
   });
   for (uint32_t s = 0; s < spec.num_sms; ++s) init.sockets[s].bind(mem.sm_socket(s));
   sc_core::sc_start();
-  EXPECT_EQ(mem.stats_json()["l2_partitions"][mem.timing().address_map().channel(0x40000)]["read_hits"], 1u);
+  EXPECT_EQ(mem.stats_json()["l2_partitions"][mem.timing().address_map().channel(0x8000)]["write_misses"], 1u);
 }
 
 TEST(MemorySystemBench, RowConflictCostsPrechargeAndActivate) {
