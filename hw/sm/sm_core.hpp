@@ -523,6 +523,9 @@ class SmCore : private MechanismMemoryPort {
   std::vector<uint32_t> sched_order_;
   std::array<std::vector<uint64_t>, kNumExecUnits> unit_next_free_;  // per ExecUnit, per pipeline
   CalendarQueue<Completion> completions_;
+  // The completions a writeback takes (CalendarQueue::take_due), kept for
+  // their storage.
+  std::vector<Completion> due_;
   uint64_t completion_seq_ = 0;
 
   // Fetch groups read from the instruction cache, waiting out its hit

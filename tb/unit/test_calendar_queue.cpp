@@ -105,5 +105,59 @@ TEST(CalendarQueue, MatchesAPriorityQueueOnARandomWritebackLoop) {
   EXPECT_GT(popped, 10000u);
 }
 
+// take_due() hands over what pop_due() would pop, in its order, and leaves
+// the queue as pop_due() would: the same random writeback loop, half of the
+// cycles taking their due entries in one batch (retries pushed after the
+// batch, as the SM does), checked against a priority queue and against a
+// second queue driven by pop_due() alone. Entries for cycles skipped by the
+// caller (a lagging window), heap entries due beside the ring's, and an
+// empty ring far behind the cycle all occur.
+TEST(CalendarQueue, TakeDueMatchesPopDue) {
+  std::mt19937_64 rng(11);
+  CalendarQueue<Entry, 16> q, by_pop;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ref;
+  uint64_t seq = 0, taken = 0, batches = 0;
+  auto push = [&](uint64_t cycle) {
+    q.push({cycle, seq});
+    by_pop.push({cycle, seq});
+    ref.push({cycle, seq});
+    ++seq;
+  };
+  std::vector<Entry> due;
+  for (uint64_t now = 0; now < 60000; now += 1 + rng() % 3 * (rng() % 5 == 0 ? 40 : 1)) {
+    ASSERT_EQ(q.may_be_due(now), by_pop.may_be_due(now));
+    due.clear();
+    std::vector<Entry> popped;
+    if (q.may_be_due(now)) {  // as the SM asks (and pop_due() is not asked otherwise)
+      q.take_due(now, due);
+      for (Entry e; by_pop.pop_due(now, e);) popped.push_back(e);
+    }
+    ASSERT_EQ(due.size(), popped.size());
+    for (size_t i = 0; i < due.size(); ++i) {
+      ASSERT_FALSE(ref.empty());
+      ASSERT_EQ(due[i].cycle, ref.top().cycle);
+      ASSERT_EQ(due[i].seq, ref.top().seq);
+      ASSERT_EQ(popped[i].seq, due[i].seq);
+      ref.pop();
+    }
+    taken += due.size();
+    batches += due.size() > 1;
+    ASSERT_TRUE(ref.empty() || ref.top().cycle > now);
+    ASSERT_FALSE(q.may_be_due(now));
+    if (!ref.empty()) {
+      ASSERT_EQ(q.top_cycle(), ref.top().cycle);
+    }
+    for (size_t i = 0; i < due.size(); ++i)
+      if (rng() % 4 == 0) push(now + 1);  // a write port was busy: next cycle
+    for (int k = static_cast<int>(rng() % 4); k > 0; --k) {
+      const uint64_t r = rng() % 10;
+      push(r < 6 ? now + 1 + rng() % 12 : r < 9 ? now + 20 + rng() % 400 : now - std::min<uint64_t>(now, rng() % 2));
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
+  EXPECT_GT(taken, 10000u);
+  EXPECT_GT(batches, 1000u);
+}
+
 }  // namespace
 }  // namespace smshare
