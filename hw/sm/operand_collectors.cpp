@@ -50,9 +50,7 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
   }
   num_units_ = static_cast<uint32_t>(units_.size());
   pool_begin_[kNumExecUnits] = num_units_;
-  reading_ = collected_ = bit_words(num_units_);
-  for (unsigned u = 0; u < kNumExecUnits; ++u)
-    for (uint32_t i = pool_begin_[u]; i < pool_begin_[u + 1] && i < 64; ++i) pool_units_[u] |= uint64_t{1} << i;
+  reading_ = bit_words(num_units_);
 }
 
 bool OperandCollectors::allocate(const WarpContext& warp, const WarpInstruction& inst, uint64_t cycle,
@@ -89,10 +87,19 @@ bool OperandCollectors::allocate_for(ExecUnit unit, const WarpContext& warp, con
     }
   }
   c.pending = static_cast<uint8_t>(reads);
-  if (reads) ++reading_units_;
-  set_bit(reads ? reading_ : collected_, free_unit, true);
+  if (reads) {
+    ++reading_units_;
+    set_bit(reading_, free_unit, true);
+  } else {
+    collect(free_unit);
+  }
   c.ready_cycle = time(cycle, step) + 1;
   return true;
+}
+
+void OperandCollectors::collect(uint32_t unit) {
+  const auto pool = static_cast<unsigned>(units_[unit].unit);
+  collected_[pool] |= uint64_t{1} << (unit - pool_begin_[pool]);
 }
 
 void OperandCollectors::set_home_split(const std::array<uint32_t, kNumExecUnits>& own_units) {
@@ -175,7 +182,8 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
       if constexpr (kInterleaved) c.ready_cycle = read_ready;
       --reading_units_;
       set_bit(reading_, u, false);
-      set_bit(collected_, u, true);
+      const auto pool = static_cast<unsigned>(c.unit);
+      collected_[pool] |= uint64_t{1} << (u - pool_begin_[pool]);
     }
     return false;
   });

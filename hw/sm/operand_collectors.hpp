@@ -23,7 +23,8 @@
 //  * Dispatch: the units whose operands are all read and present are
 //    offered to the execution units in unit order (SP, SFU, MEM pools, each
 //    lowest-numbered first); a unit whose instruction leaves is free for an
-//    issue in the same cycle.
+//    issue in the same cycle. A unit refused closes its pool for the step
+//    (an execution unit refuses for its type, not for the instruction).
 // Unit numbering is the pool order SP, SFU, MEM: index 0 is the first SP unit.
 //
 // With sm.pipeline_registers the collectors step sm.register_bank_ports times
@@ -145,6 +146,9 @@ class OperandCollectors {
   // every unit of that type now (its OC_EX register is full): the pool's
   // units are then not offered, unless one is still waiting for its
   // operands' values, whose ready time the result must include.
+  // Either way, leave() refusing a unit closes its pool for the step: the
+  // pool's later units are not offered (both callers refuse for the type,
+  // a full OC_EX register or a busy pipeline, not for the unit).
   template <class Leave, class Takes>
   uint64_t dispatch(uint64_t cycle, Leave&& leave, Takes&& takes, uint32_t step);
 
@@ -172,23 +176,28 @@ class OperandCollectors {
   bool stepped_ = false;           // sm.pipeline_registers
   uint32_t steps_per_cycle_ = 1;
   uint32_t rotation_ = 0;  // unit the next reading cycle starts at
-  // The busy units by state, as bit sets over the unit numbers
-  // (bit_words.hpp): read() visits the units with operands to read in
-  // rotating order, dispatch() those whose operands are all read in unit
-  // order, without stepping over the others (read() 138 M -> 114 M host
-  // instructions on hotspot --ctas 45). The free units are one bit set of a
-  // word per pool (sm.oc_units_* <= 64): allocate() takes its lowest bit
-  // (a scan of the pool's units was 16 host instructions an allocation).
-  std::vector<uint64_t> reading_;    // busy, an operand still to read
-  std::vector<uint64_t> collected_;  // busy, all operands read: waiting for dispatch
-  uint32_t reading_units_ = 0;       // members of reading_
-  // Per pool, bit i for its unit pool_begin_[u] + i: the units not busy, and
+  // The busy units by state, as bit sets: read() visits the units with
+  // operands to read in rotating order, dispatch() those whose operands are
+  // all read in unit order, without stepping over the others (read() 138 M
+  // -> 114 M host instructions on hotspot --ctas 45). The free units are
+  // one bit set of a word per pool (sm.oc_units_* <= 64): allocate() takes
+  // its lowest bit (a scan of the pool's units was 16 host instructions an
+  // allocation).
+  std::vector<uint64_t> reading_;  // over the unit numbers (bit_words.hpp): busy, an operand still to read
+  uint32_t reading_units_ = 0;     // members of reading_
+  // Per pool, bit i for its unit pool_begin_[u] + i: the units not busy;
+  // the units busy with all operands read, waiting for dispatch (one word a
+  // pool, so that dispatch visits a pool's units without masking a set over
+  // all units, and passes over a pool that takes none with one test); and
   // the units a warp of home 0 or 1 may take (all of them without a split).
   std::array<uint64_t, kNumExecUnits> free_{};
+  std::array<uint64_t, kNumExecUnits> collected_{};
   std::array<std::array<uint64_t, 2>, kNumExecUnits> home_units_{};
-  // Per pool, its units among the first 64 (the first word of a set over the
-  // unit numbers): dispatch passes over a pool by them.
-  std::array<uint64_t, kNumExecUnits> pool_units_{};
+  // Puts busy unit `unit` in collected_ from allocate() (an instruction
+  // with no register to read). Out of line: inlined, its shift cost
+  // allocate() two more saved registers a call (+19 M host instructions on
+  // the bench trace), where almost every instruction has one to read.
+  [[gnu::noinline]] void collect(uint32_t unit);
   // A read value is present from the step after the read (ready_cycle =
   // read time + 1), in time for the next dispatch; only a route's extra
   // cycles make a unit wait in collected_. This is the latest time such a
@@ -206,31 +215,32 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, Takes&& take
   uint64_t next_ready = kNever;
   if (probes_.busy_units == reading_units_) return next_ready;  // none collected
   const uint64_t now = time(cycle, step);
-  // The units of the first word whose pool cannot take any now, when none
-  // of them can be waiting for a value (units beyond 64 are all offered).
-  uint64_t passed_over = 0;
-  if (now >= delayed_reads_ready_by_) {
-    for (unsigned pool = 0; pool < kNumExecUnits; ++pool)
-      if ((collected_[0] & pool_units_[pool]) != 0 && !takes(static_cast<ExecUnit>(pool)))
-        passed_over |= pool_units_[pool];
-  }
-  // In unit order; each word is read once, so a unit leaving does not
-  // disturb the scan.
-  const auto words = static_cast<uint32_t>(collected_.size());
-  for (uint32_t w = 0; w < words; ++w) {
-    for (uint64_t waiting = collected_[w] & (w == 0 ? ~passed_over : ~uint64_t{0}); waiting; waiting &= waiting - 1) {
-      const uint32_t u = w * 64 + static_cast<uint32_t>(__builtin_ctzll(waiting));
-      CollectorUnit& c = units_[u];
+  // Whether a collected unit may still wait for a route's extra cycles: if
+  // not, a pool that takes none now is passed over.
+  const bool values_awaited = now < delayed_reads_ready_by_;
+  for (unsigned pool = 0; pool < kNumExecUnits; ++pool) {
+    uint64_t& collected = collected_[pool];
+    if (collected == 0 || (!values_awaited && !takes(static_cast<ExecUnit>(pool)))) continue;
+    bool open = true;  // leave() has refused none of the pool this step
+    // Each word is read once, so a unit leaving does not disturb the scan.
+    for (uint64_t waiting = collected; waiting; waiting &= waiting - 1) {
+      const uint32_t bit = static_cast<uint32_t>(__builtin_ctzll(waiting));
+      CollectorUnit& c = units_[pool_begin_[pool] + bit];
       if (c.ready_cycle > now) {
         if (c.ready_cycle < next_ready) next_ready = c.ready_cycle;
         continue;
       }
-      if (!leave(static_cast<const CollectorUnit&>(c))) continue;
+      // After a refusal the pool's later units are visited for their ready
+      // times only.
+      if (!open) continue;
+      if (!leave(static_cast<const CollectorUnit&>(c))) {
+        open = false;
+        continue;
+      }
       c.busy = false;
-      set_bit(collected_, u, false);
+      collected &= ~(uint64_t{1} << bit);
+      free_[pool] |= uint64_t{1} << bit;
       --probes_.busy_units;
-      const unsigned pool = static_cast<unsigned>(c.unit);
-      free_[pool] |= uint64_t{1} << (u - pool_begin_[pool]);
     }
   }
   return next_ready == kNever || steps_per_cycle_ == 1 ? next_ready : next_ready / steps_per_cycle_;

@@ -156,7 +156,7 @@ TEST_F(CollectorsTest, ARouteToTheOperandCacheUsesItsBanks) {
   EXPECT_EQ(arb.register_file().reads(0), 1u);
 }
 
-TEST_F(CollectorsTest, DispatchOffersReadyUnitsInUnitOrderAndFreesThoseThatLeave) {
+TEST_F(CollectorsTest, DispatchOffersReadyUnitsInUnitOrderUntilTheirPoolRefusesAndFreesThoseThatLeave) {
   // SFU unit 6 and SP units 0 and 1 issued in cycle 0 with no operands to
   // read (ready at 1); SP unit 2 issued in cycle 1 (ready at 2).
   ASSERT_TRUE(oc.allocate(warp, alu({}, OpClass::Sfu), 0));
@@ -166,7 +166,9 @@ TEST_F(CollectorsTest, DispatchOffersReadyUnitsInUnitOrderAndFreesThoseThatLeave
   uint64_t next = 0;
   EXPECT_EQ(offered(0, false, &next), std::vector<size_t>{});
   EXPECT_EQ(next, 1u);  // the earliest unit with its operands on the way
-  EXPECT_EQ(offered(1, false, &next), (std::vector<size_t>{0, 1, 6}));
+  // A refusal closes the unit's pool for the step (SP unit 1 is not
+  // offered), but the pool's units still waiting give the wake-up.
+  EXPECT_EQ(offered(1, false, &next), (std::vector<size_t>{0, 6}));
   EXPECT_EQ(next, 2u);
   EXPECT_EQ(offered(2, true, &next), (std::vector<size_t>{0, 1, 2, 6}));
   EXPECT_EQ(next, OperandCollectors::kNever);
