@@ -947,6 +947,10 @@ void SmCore::allocate_collectors(uint32_t step) {
   // up the younger ones behind it, as GPGPU-Sim's allocate_cu does. A
   // register whose type has no free unit is passed over without asking
   // allocate(), which would refuse (a third of the asks on the bench trace).
+  // Unrolled: each pool's register, free units and allocate_for() argument
+  // at fixed places (the loop cost about 30 host instructions a step; the
+  // bench trace 4,345.1 M -> 4,301.5 M, hotspot 789.4 M -> 781.8 M).
+#pragma GCC unroll 3
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
     FifoPipelineRegister<IssuedInstruction>& issued = id_oc_[u];
     if (issued.empty() || !collectors_.has_free_unit(static_cast<ExecUnit>(u))) continue;
