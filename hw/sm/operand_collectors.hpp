@@ -218,6 +218,10 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, Takes&& take
   // Whether a collected unit may still wait for a route's extra cycles: if
   // not, a pool that takes none now is passed over.
   const bool values_awaited = now < delayed_reads_ready_by_;
+  // Unrolled (as SmCore::allocate_collectors): each pool's words and the
+  // callers' per-type state at fixed places (bench trace 4,301.5 M ->
+  // 4,282.2 M host instructions, hotspot 781.8 M -> 779.3 M).
+#pragma GCC unroll 3
   for (unsigned pool = 0; pool < kNumExecUnits; ++pool) {
     uint64_t& collected = collected_[pool];
     if (collected == 0 || (!values_awaited && !takes(static_cast<ExecUnit>(pool)))) continue;
