@@ -163,6 +163,11 @@ uint64_t GpuModule::run_cycle(uint64_t cycle) {
     observer_(cycle);
   }
   uint64_t next = std::min(launch_at_, due.earliest());  // kernel_drained() may have set launch_at_
+  // Most cycles end here: an SM is due in the next one, and nothing can be
+  // due sooner (the memory system's next decision is at the next cycle's
+  // lead or later, MemoryTiming; the waveform's window starts after `cycle`
+  // if it starts later at all).
+  if (next == cycle + 1) return next;
   if (memory_->defers_responses()) next = std::min(next, next_memory_cycle());
   if (next != SmCore::kNever && wave_ && cycle < wave_->first_cycle())
     next = std::min(next, wave_->first_cycle());  // the window's $dumpvars
