@@ -80,6 +80,8 @@ void declare_params(ParamTable& t, GpuSpec& s) {
   t.add_uint("sm.oc_units_mem", &m.oc_units_mem, 1, 64, "operand collector units for the LDST pipe");
   t.add_uint("sm.sp_units", &m.sp_units, 1, 16, "SP (int/fp ALU) pipelines");
   t.add_uint("sm.sfu_units", &m.sfu_units, 1, 16, "SFU pipelines");
+  // One: the LDST unit is one pipeline (SmCore::ldst_step; execute() skips
+  // its OC_EX register while it is busy).
   t.add_uint("sm.ldst_units", &m.ldst_units, 1, 1, "LDST pipelines");
   t.add_uint("sm.int_alu.latency", &m.int_alu.latency, 1, 1000, "integer ALU latency, cycles");
   t.add_uint("sm.int_alu.initiation_interval", &m.int_alu.initiation_interval, 1, 1000,

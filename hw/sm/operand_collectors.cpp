@@ -97,10 +97,7 @@ bool OperandCollectors::allocate_for(ExecUnit unit, const WarpContext& warp, con
   return true;
 }
 
-void OperandCollectors::collect(uint32_t unit) {
-  const auto pool = static_cast<unsigned>(units_[unit].unit);
-  collected_[pool] |= uint64_t{1} << (unit - pool_begin_[pool]);
-}
+void OperandCollectors::collect(uint32_t unit) { mark_collected(unit, static_cast<unsigned>(units_[unit].unit)); }
 
 void OperandCollectors::set_home_split(const std::array<uint32_t, kNumExecUnits>& own_units) {
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
@@ -182,8 +179,7 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
       if constexpr (kInterleaved) c.ready_cycle = read_ready;
       --reading_units_;
       set_bit(reading_, u, false);
-      const auto pool = static_cast<unsigned>(c.unit);
-      collected_[pool] |= uint64_t{1} << (u - pool_begin_[pool]);
+      mark_collected(u, static_cast<unsigned>(c.unit));
     }
     return false;
   });

@@ -198,6 +198,8 @@ class OperandCollectors {
   // allocate() two more saved registers a call (+19 M host instructions on
   // the bench trace), where almost every instruction has one to read.
   [[gnu::noinline]] void collect(uint32_t unit);
+  // Puts busy unit `unit` of `pool` in collected_ (read(): its last operand read).
+  void mark_collected(uint32_t unit, unsigned pool) { collected_[pool] |= uint64_t{1} << (unit - pool_begin_[pool]); }
   // A read value is present from the step after the read (ready_cycle =
   // read time + 1), in time for the next dispatch; only a route's extra
   // cycles make a unit wait in collected_. This is the latest time such a
