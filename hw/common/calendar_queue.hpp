@@ -1,8 +1,10 @@
 // A priority queue of timed entries, earliest (cycle, seq) first, for an SM's
 // result writebacks: most are due a few cycles after they are pushed, so
 // those go to a ring of per-cycle FIFOs (a calendar) in O(1); the rest (far
-// ahead, or already due) go to a binary heap. The order popped is exactly a
-// std::priority_queue's on (cycle, seq).
+// ahead, or already due) go to a FarQueue: a coarser ring of sorted blocks
+// of kBuckets cycles each (a long-latency load's result), a binary heap
+// beyond it. The order popped is exactly a std::priority_queue's on
+// (cycle, seq).
 //
 // T needs `uint64_t cycle`, `uint64_t seq` and operator> on (cycle, seq).
 // Entries are pushed in increasing seq (a counter taken at each push), so
@@ -17,6 +19,113 @@
 #include <vector>
 
 namespace smshare {
+
+// The calendar's entries outside its ring, with a std::priority_queue's
+// interface (push, top, pop, empty, size). Most are long-latency loads'
+// results, a few hundred cycles ahead: through a binary heap a push and a
+// pop cost them about 200 host instructions on the bench trace, so those
+// within kBlocks blocks of kBlocks cycles from the earliest block held go to
+// a ring of blocks instead, each kept sorted by (cycle, seq) by insertion
+// from its back (pushed in seq order, most land at or near it); the rest
+// (beyond the blocks, behind the first, or a long way ahead) go to the heap,
+// and top() is the earlier of the two fronts. push() stays out of line: the
+// calendar's push() is inlined into SmCore::tick's stages, and its far path
+// there is one call.
+template <class T, uint32_t kBlocks>
+class FarQueue {
+  static_assert(kBlocks <= 64 && (kBlocks & (kBlocks - 1)) == 0, "kBlocks is a power of two, at most 64");
+
+ public:
+  FarQueue() = default;
+  // front_ points into the held vectors: a move keeps their storage, a copy
+  // would not.
+  FarQueue(const FarQueue&) = delete;
+  FarQueue& operator=(const FarQueue&) = delete;
+  FarQueue(FarQueue&&) = default;
+  FarQueue& operator=(FarQueue&&) = default;
+
+  bool empty() const { return front_ == nullptr; }
+  size_t size() const { return ring_count_ + heap_.size(); }
+  const T& top() const { return *front_; }
+
+  [[gnu::noinline]] void push(const T& e) {
+    const bool earliest = front_ == nullptr || *front_ > e;
+    const uint64_t block = e.cycle / kBlocks;
+    if (ring_count_ == 0) first_block_ = block;
+    if (block - first_block_ < kBlocks) {  // also block < first_block_: the heap
+      const auto at = static_cast<uint32_t>(block % kBlocks);
+      Block& b = blocks_[at];
+      b.entries.push_back(e);
+      size_t i = b.entries.size() - 1;
+      for (; i > b.head && b.entries[i - 1] > e; --i) b.entries[i] = b.entries[i - 1];
+      b.entries[i] = e;
+      occupied_ |= uint64_t{1} << at;
+      ++ring_count_;
+      if (earliest) front_block_ = at;
+    } else {
+      heap_.push(e);
+      if (earliest) front_block_ = kInHeap;
+    }
+    // The push may have moved the front's storage.
+    if (front_block_ == kInHeap) {
+      front_ = &heap_.top();
+    } else {
+      const Block& b = blocks_[front_block_];
+      front_ = &b.entries[b.head];
+    }
+  }
+
+  void pop() {
+    if (front_block_ == kInHeap) {
+      heap_.pop();
+    } else {
+      // Nothing held is earlier than this entry's block, so the ring's
+      // window may start there.
+      first_block_ = front_->cycle / kBlocks;
+      Block& b = blocks_[front_block_];
+      if (++b.head == b.entries.size()) {
+        b.entries.clear();
+        b.head = 0;
+        occupied_ &= ~(uint64_t{1} << front_block_);
+      }
+      --ring_count_;
+    }
+    find_front();
+  }
+
+ private:
+  struct Block {
+    std::vector<T> entries;  // sorted by (cycle, seq) from head on
+    size_t head = 0;         // entries before it were popped
+  };
+
+  // front_ and front_block_ to the earlier of the ring's first entry (its
+  // first occupied block going round from first_block_'s) and the heap's.
+  void find_front() {
+    front_ = nullptr;
+    front_block_ = kInHeap;
+    if (occupied_ != 0) {
+      const auto from = static_cast<uint32_t>(first_block_ % kBlocks);
+      const uint64_t round = from == 0 ? occupied_ : (occupied_ >> from) | (occupied_ << (kBlocks - from));
+      front_block_ = (from + static_cast<uint32_t>(__builtin_ctzll(round))) % kBlocks;
+      const Block& b = blocks_[front_block_];
+      front_ = &b.entries[b.head];
+    }
+    if (!heap_.empty() && (front_ == nullptr || *front_ > heap_.top())) {
+      front_ = &heap_.top();
+      front_block_ = kInHeap;
+    }
+  }
+
+  static constexpr uint32_t kInHeap = kBlocks;
+  std::array<Block, kBlocks> blocks_;
+  uint64_t occupied_ = 0;  // bit b: block b holds an entry
+  size_t ring_count_ = 0;
+  uint64_t first_block_ = 0;        // the ring holds blocks [first_block_, first_block_ + kBlocks)
+  const T* front_ = nullptr;        // the earliest entry, or nullptr: empty
+  uint32_t front_block_ = kInHeap;  // front_'s block in the ring, or kInHeap
+  std::priority_queue<T, std::vector<T>, std::greater<T>> heap_;
+};
 
 template <class T, uint32_t kBuckets = 64>
 class CalendarQueue {
@@ -41,8 +150,8 @@ class CalendarQueue {
       far_.push(e);
     }
   }
-  // An entry whose seq is below one already pushed: to the heap, which
-  // orders it by (cycle, seq) among the ring's entries too (pop_due()
+  // An entry whose seq is below one already pushed: to the far queue,
+  // which orders it by (cycle, seq) among the ring's entries too (pop_due()
   // compares the two fronts), where a FIFO would put it after them.
   void push_out_of_seq_order(const T& e) {
     if (e.cycle < no_entry_before_) no_entry_before_ = e.cycle;
@@ -58,15 +167,15 @@ class CalendarQueue {
   // Moves the earliest entry into `out` if it is due by `cycle`; false if
   // none is. Then nothing earlier than cycle + 1 is left, and the ring's
   // window moves on to start there (an entry pushed later for an earlier
-  // cycle goes to the heap).
+  // cycle goes to the far queue).
   bool pop_due(uint64_t cycle, T& out) {
     if (no_entry_before_ > cycle) {
       move_window_past(cycle);
       return false;
     }
     const T* near = near_front();
-    // The heap's front is asked first whether it is due: most often it is not
-    // (a load's data far ahead), and then the ring's front leaves without
+    // The far queue's front is asked first whether it is due: most often it is
+    // not (a load's data far ahead), and then the ring's front leaves without
     // the two fronts' (cycle, seq) comparison.
     const bool far_due = !far_.empty() && far_.top().cycle <= cycle;
     if (far_due && (!near || *near > far_.top())) {
@@ -87,7 +196,7 @@ class CalendarQueue {
       --near_count_;
       return true;
     }
-    // Neither front is due (the heap's is not, or it would have left).
+    // Neither front is due (the far queue's is not, or it would have left).
     no_entry_before_ = near ? near->cycle : kNone;
     if (!far_.empty() && far_.top().cycle < no_entry_before_) no_entry_before_ = far_.top().cycle;
     if (cycle + 1 > base_) base_ = cycle + 1;  // the ring's entries are all later
@@ -102,8 +211,8 @@ class CalendarQueue {
   // ring, in `cycle`'s own bucket (results written back in the cycle they
   // are due): that bucket's vector and `out` then swap storage, without
   // pop_due()'s search and copy at every entry and for the pop that finds
-  // nothing more. (A long-latency load's result comes from the heap: then
-  // one by one. Merging the bucket with the heap's due entries instead
+  // nothing more. (A long-latency load's result comes from the far queue:
+  // then one by one. Merging the bucket with the heap's due entries instead
   // cost the bench trace 8 M host instructions more.)
   void take_due(uint64_t cycle, std::vector<T>& out) {
     out.clear();
@@ -199,7 +308,7 @@ class CalendarQueue {
   // found nothing due; kNone: the queue is empty), so that pop_due() in a
   // cycle with nothing due costs a comparison.
   uint64_t no_entry_before_ = kNone;
-  std::priority_queue<T, std::vector<T>, std::greater<T>> far_;
+  FarQueue<T, kBuckets> far_;
 };
 
 }  // namespace smshare

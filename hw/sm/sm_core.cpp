@@ -508,13 +508,17 @@ void SmCore::write_results(RouteOf&& route_of) {
   }
 }
 
-void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency) {
+// Pinned inline, as the calendar's push() is (its far path a call): GCC's
+// inliner otherwise makes this a call from SmCore::tick's stages, a
+// completion each instruction, at nearly any edit of push().
+[[gnu::always_inline]] inline void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst,
+                                                               uint64_t cycle, bool long_latency) {
   schedule_completion<true>(warp, inst, cycle, long_latency, completion_seq_++);
 }
 
 template <bool kSeqOrder>
-void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst, uint64_t cycle, bool long_latency,
-                                 uint64_t seq) {
+[[gnu::always_inline]] inline void SmCore::schedule_completion(uint32_t warp, const WarpInstruction& inst,
+                                                               uint64_t cycle, bool long_latency, uint64_t seq) {
   Completion c{cycle + result_to_writeback_, seq, warp, {kNoReg, kNoReg}, 0, long_latency};
   for (uint8_t i = 0; i < inst.num_dst; ++i)
     if (inst.dst[i] != kNoReg) c.dst[c.num_dst++] = inst.dst[i];

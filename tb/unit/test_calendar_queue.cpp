@@ -21,12 +21,12 @@ struct Entry {
 
 TEST(CalendarQueue, SameCycleEntriesLeaveInPushOrderAcrossRingAndHeap) {
   CalendarQueue<Entry, 8> q;
-  q.push({100, 0});  // beyond the ring's window [0, 8): the heap
+  q.push({100, 0});  // beyond the ring's window [0, 8): the far queue
   Entry e{};
   EXPECT_FALSE(q.pop_due(94, e));  // nothing due: the window is now [95, 103)
-  q.push({100, 1});  // in the ring, after the heap's entry of the same cycle
+  q.push({100, 1});  // in the ring, after the far queue's entry of the same cycle
   q.push({96, 2});
-  q.push({90, 3});  // already due: the heap
+  q.push({90, 3});  // already due: the far queue
   std::vector<uint64_t> seqs;
   while (q.pop_due(1000, e)) seqs.push_back(e.seq);
   EXPECT_EQ(seqs, (std::vector<uint64_t>{3, 2, 0, 1}));
@@ -37,9 +37,9 @@ TEST(CalendarQueue, TheWindowNeverMovesPastAnEntryItHolds) {
   q.push({5, 0});
   Entry e{};
   EXPECT_FALSE(q.pop_due(4, e));  // the window starts at 5 at the latest
-  q.push({13, 1});  // 13 - 5 >= 8: the heap, not bucket 13 % 8 = 5, which holds cycle 5
+  q.push({13, 1});  // 13 - 5 >= 8: the far queue, not bucket 13 % 8 = 5, which holds cycle 5
   q.push({11, 2});  // the ring: bucket 3
-  q.push({3, 3});   // already due: the heap
+  q.push({3, 3});   // already due: the far queue
   ASSERT_EQ(q.size(), 4u);
   EXPECT_EQ(q.top_cycle(), 3u);
   for (uint64_t expected : {3u, 0u, 2u, 1u}) {
@@ -99,6 +99,47 @@ TEST(CalendarQueue, MatchesAPriorityQueueOnARandomWritebackLoop) {
     for (int k = static_cast<int>(rng() % 4); k > 0; --k) {
       const uint64_t r = rng() % 10;
       push(r < 6 ? now + 1 + rng() % 12 : r < 9 ? now + 20 + rng() % 400 : now - std::min<uint64_t>(now, rng() % 2));
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
+  EXPECT_GT(popped, 10000u);
+}
+
+// The entries beyond the ring go to its FarQueue: a ring of sorted blocks
+// (here 8 blocks of 8 cycles) and a heap beyond it. Long-latency results at
+// random distances (many within a block of each other, some beyond the
+// blocks' reach), entries already due, and some pushed out of seq order a few
+// cycles after their seq was taken, against a priority queue.
+TEST(CalendarQueue, FarEntriesLeaveInOrderThroughBlocksAndHeap) {
+  std::mt19937_64 rng(13);
+  CalendarQueue<Entry, 8> q;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ref;
+  std::vector<Entry> held;  // seqs taken, pushed later by push_out_of_seq_order()
+  uint64_t seq = 0, popped = 0;
+  auto both = [&](const Entry& e, bool in_seq_order) {
+    if (in_seq_order) q.push(e);
+    else q.push_out_of_seq_order(e);
+    ref.push(e);
+  };
+  for (uint64_t now = 0; now < 40000; now += 1 + rng() % 2) {
+    for (Entry e; q.pop_due(now, e);) {
+      ASSERT_FALSE(ref.empty());
+      ASSERT_EQ(e.cycle, ref.top().cycle);
+      ASSERT_EQ(e.seq, ref.top().seq);
+      ref.pop();
+      ++popped;
+    }
+    ASSERT_TRUE(ref.empty() || ref.top().cycle > now);
+    if (!held.empty() && rng() % 3 == 0) {
+      both(held.back(), false);
+      held.pop_back();
+    }
+    for (int k = static_cast<int>(rng() % 3); k > 0; --k) {
+      const uint64_t r = rng() % 10;
+      const uint64_t cycle = r < 2 ? now + 1 + rng() % 8 : r < 8 ? now + 9 + rng() % 60 : r < 9 ? now + 70 + rng() % 500 : now;
+      const Entry e{cycle, seq++};
+      if (rng() % 8 == 0) held.push_back(e);
+      else both(e, true);
     }
     ASSERT_EQ(q.size(), ref.size());
   }
