@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <queue>
+#include <utility>
 #include <vector>
 
 namespace smshare {
@@ -55,10 +56,9 @@ class FarQueue {
     if (block - first_block_ < kBlocks) {  // also block < first_block_: the heap
       const auto at = static_cast<uint32_t>(block % kBlocks);
       Block& b = blocks_[at];
-      b.entries.push_back(e);
-      size_t i = b.entries.size() - 1;
-      for (; i > b.head && b.entries[i - 1] > e; --i) b.entries[i] = b.entries[i - 1];
-      b.entries[i] = e;
+      b.entries.push_back(e);  // most often the block's latest: no swap
+      for (size_t i = b.entries.size() - 1; i > b.head && b.entries[i - 1] > e; --i)
+        std::swap(b.entries[i], b.entries[i - 1]);
       occupied_ |= uint64_t{1} << at;
       ++ring_count_;
       if (earliest) front_block_ = at;
