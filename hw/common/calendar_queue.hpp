@@ -78,18 +78,22 @@ class FarQueue {
   void pop() {
     if (front_block_ == kInHeap) {
       heap_.pop();
-    } else {
-      // Nothing held is earlier than this entry's block, so the ring's
-      // window may start there.
-      first_block_ = front_->cycle / kBlocks;
-      Block& b = blocks_[front_block_];
-      if (++b.head == b.entries.size()) {
-        b.entries.clear();
-        b.head = 0;
-        occupied_ &= ~(uint64_t{1} << front_block_);
-      }
-      --ring_count_;
+      find_front();
+      return;
     }
+    // Nothing held is earlier than this entry's block, so the ring's window
+    // may start there.
+    first_block_ = front_->cycle / kBlocks;
+    Block& b = blocks_[front_block_];
+    --ring_count_;
+    if (++b.head < b.entries.size()) {
+      front_ = &b.entries[b.head];  // the ring's next entry, in the same block
+      take_heap_front_if_earlier();
+      return;
+    }
+    b.entries.clear();
+    b.head = 0;
+    occupied_ &= ~(uint64_t{1} << front_block_);
     find_front();
   }
 
@@ -111,6 +115,11 @@ class FarQueue {
       const Block& b = blocks_[front_block_];
       front_ = &b.entries[b.head];
     }
+    take_heap_front_if_earlier();
+  }
+
+  // front_ is the ring's first entry, or nullptr with the ring empty.
+  void take_heap_front_if_earlier() {
     if (!heap_.empty() && (front_ == nullptr || *front_ > heap_.top())) {
       front_ = &heap_.top();
       front_block_ = kInHeap;
