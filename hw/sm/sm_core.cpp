@@ -453,8 +453,8 @@ void SmCore::writeback() {
 template <bool kInterleaved, class RouteOf>
 void SmCore::write_results(RouteOf&& route_of) {
   // Taken in one batch: what the loop pushes (a retry) is due next cycle.
-  completions_.take_due(now_, due_);
-  for (Completion& c : due_) {
+  completions_.take_due(now_, due_completions_);
+  for (Completion& c : due_completions_) {
     Warp& warp = warps_[c.warp];
     // Each destination needs its bank's one write port this cycle: the ones
     // that get it are written; the rest (a busy bank, a route that says

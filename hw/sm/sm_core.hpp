@@ -525,7 +525,7 @@ class SmCore : private MechanismMemoryPort {
   CalendarQueue<Completion> completions_;
   // The completions a writeback takes (CalendarQueue::take_due), kept for
   // their storage.
-  std::vector<Completion> due_;
+  std::vector<Completion> due_completions_;
   uint64_t completion_seq_ = 0;
 
   // Fetch groups read from the instruction cache, waiting out its hit
