@@ -21,6 +21,15 @@
 
 namespace smshare {
 
+// The occupied bits of a ring of kSlots slots (a power of two, at most 64)
+// going round from slot `at`: bit k is slot (at + k) % kSlots for k < kSlots
+// (the bits above are not read). The calendar's buckets and the far
+// queue's blocks are both found so.
+template <uint32_t kSlots>
+constexpr uint64_t ring_bits_from(uint64_t occupied, uint32_t at) {
+  return at == 0 ? occupied : (occupied >> at) | (occupied << (kSlots - at));
+}
+
 // The calendar's entries outside its ring, with a std::priority_queue's
 // interface (push, top, pop, empty, size). Most are long-latency loads'
 // results, a few hundred cycles ahead: through a binary heap a push and a
@@ -110,8 +119,7 @@ class FarQueue {
     front_block_ = kInHeap;
     if (occupied_ != 0) {
       const auto from = static_cast<uint32_t>(first_block_ % kBlocks);
-      const uint64_t round = from == 0 ? occupied_ : (occupied_ >> from) | (occupied_ << (kBlocks - from));
-      front_block_ = (from + static_cast<uint32_t>(__builtin_ctzll(round))) % kBlocks;
+      front_block_ = (from + static_cast<uint32_t>(__builtin_ctzll(ring_bits_from<kBlocks>(occupied_, from)))) % kBlocks;
       const Block& b = blocks_[front_block_];
       front_ = &b.entries[b.head];
     }
@@ -293,11 +301,8 @@ class CalendarQueue {
     return (occupied_from(static_cast<uint32_t>(cursor_ % kBuckets)) & ((uint64_t{1} << (cycle - cursor_)) - 1)) == 0;
   }
 
-  // The occupied bits going round from bucket `at`: bit k is bucket
-  // (at + k) % kBuckets for k < kBuckets (the bits above are not read).
-  uint64_t occupied_from(uint32_t at) const {
-    return at == 0 ? occupied_ : (occupied_ >> at) | (occupied_ << (kBuckets - at));
-  }
+  // The occupied bits going round from bucket `at` (ring_bits_from).
+  uint64_t occupied_from(uint32_t at) const { return ring_bits_from<kBuckets>(occupied_, at); }
 
   // Nothing due by `cycle` is left, and `cycle` was in the window: the window
   // moves on to start at cycle + 1, and the cursor and no_entry_before_ go to
