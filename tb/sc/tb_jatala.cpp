@@ -3,9 +3,6 @@
 // CTA, dynamic warp execution on the reference SM, and Tables VI / VIII as
 // the simulator's resident CTAs. Each TEST runs in its own process.
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <cstdio>
 
 #include "common/jatala_tables.hpp"
 #include "common/scripted_kernel.hpp"
@@ -14,6 +11,7 @@
 #include "hw/frontend/profile_kernel.hpp"
 #include "hw/top/simulation.hpp"
 #include "tb/common/compact_gtx480.hpp"
+#include "tb/common/temp_dir.hpp"
 
 namespace smshare::tb {
 namespace {
@@ -101,12 +99,11 @@ TEST(JatalaFigure5, DeadlockIsStillDetectedWithDynamicWarpExecution) {
 // (a waveform is how one debugs it), not run forever.
 TEST(JatalaFigure5, DeadlockIsDetectedWithWaveformsOn) {
   ScriptedKernel k = figure5_kernel();
-  const std::string vcd = ::testing::TempDir() + "/smshare_fig5_" + std::to_string(::getpid()) + ".vcd";
-  auto r = run_regshare(k, false, false, vcd);
+  const TempDir dir;  // the waveform and the GTKWave files written beside it
+  auto r = run_regshare(k, false, false, dir.path() + "/fig5.vcd");
   ASSERT_TRUE(r.contains("deadlock"));
   EXPECT_EQ(r["ctas_completed"].get<uint64_t>(), 0u);
   EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 2u * 10 + 2u * 2);
-  std::remove(vcd.c_str());
 }
 
 // Scratchpad sharing: two 1-warp CTAs of 4096 B on a 6144 B scratchpad at

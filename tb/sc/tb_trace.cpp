@@ -2,8 +2,6 @@
 // pipeline as profiles.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +11,7 @@
 #include "hw/common/error.hpp"
 #include "hw/top/simulation.hpp"
 #include "tb/common/compact_gtx480.hpp"
+#include "tb/common/temp_dir.hpp"
 
 namespace smshare {
 namespace {
@@ -86,8 +85,8 @@ TEST(Trace, HandwrittenTraceWithGlobalAccessesCompletes) {
 
 TEST(Trace, UnknownOpcodeFallbackIsCountedInTheReport) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("smshare-tb-trace-unknown-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempDir tmp;
+  const fs::path dir = tmp.path();
   std::ifstream src(kTraces + "cycles/kernel-1.traceg");
   std::string text((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
   const std::string from = "IMAD.MOV.U32";
@@ -103,8 +102,8 @@ TEST(Trace, UnknownOpcodeFallbackIsCountedInTheReport) {
 
 TEST(Trace, UnknownOpcodeWithoutFallbackIsAnInputError) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("smshare-tb-trace-unknown-strict-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempDir tmp;
+  const fs::path dir = tmp.path();
   std::ifstream src(kTraces + "cycles/kernel-1.traceg");
   std::string text((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
   text.replace(text.find("FFMA"), 4, "WHATISTHIS");
@@ -123,8 +122,8 @@ TEST(Trace, KernelListRunsKernelsOneAfterAnother) {
   // The same kernel listed twice: the second starts when the first has
   // drained, so the stream takes the sum of the two.
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("smshare-tb-trace-two-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempDir tmp;
+  const fs::path dir = tmp.path();
   fs::copy_file(kTraces + "cycles/kernel-1.traceg", dir / "kernel-1.traceg", fs::copy_options::overwrite_existing);
   std::ofstream(dir / "kernelslist.g") << "MemcpyHtoD,0x00007f0000010000,4096\nkernel-1.traceg\nkernel-1.traceg\n";
   RunRequest req = trace_request((dir / "kernelslist.g").string());

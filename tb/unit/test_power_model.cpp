@@ -2,13 +2,10 @@
 // fixture CACTI cache, plus sums over the checked-in 40 nm cache.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <unistd.h>
-
-#include <fstream>
 #include <string>
 
 #include "tb/common/input_error_of.hpp"
+#include "tb/common/temp_dir.hpp"
 #include "hw/common/error.hpp"
 #include "hw/power/cacti_results.hpp"
 #include "hw/power/power_model.hpp"
@@ -61,11 +58,11 @@ std::string fixture_json() {
 }
 
 // CTest runs every case in its own process, in parallel: each process writes
-// its own files, or one could read another's half-written fixture.
+// its own files, or one could read another's half-written fixture. The
+// directory goes with the process.
 std::string write_temp(const std::string& text, const std::string& tag) {
-  std::string path = ::testing::TempDir() + "/smshare_power_" + std::to_string(::getpid()) + "_" + tag + ".json";
-  std::ofstream(path) << text;
-  return path;
+  static const TempDir dir;
+  return dir.write(tag + ".json", text);
 }
 
 CactiResults fixture() { return load_cacti_results_file(write_temp(fixture_json(), "fixture")); }
