@@ -1,6 +1,7 @@
 #include "hw/mem/dram_channel.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 namespace smshare {
 
@@ -70,7 +71,7 @@ uint64_t DramChannelTiming::serve(Bank& b, uint64_t row, uint64_t t_ps, bool is_
     counters_.read_bytes += bytes;
   }
   counters_.bytes += bytes;
-  done_.append(done);  // the bus serves in booking order
+  if (keeps_queue_depth_) done_.append(done);  // the bus serves in booking order
   return done;
 }
 
@@ -154,9 +155,16 @@ DramChannelTiming::Served DramChannelTiming::decide() {
   return {r.token, done, r.is_write};
 }
 
-void DramChannelTiming::retire(uint64_t now_ps) { done_.drop_through(now_ps); }
+void DramChannelTiming::keep_queue_depth(bool keep) {
+  if (keep == keeps_queue_depth_) return;
+  if (counters_.reads + counters_.writes + queue_.waiting() != 0)
+    throw std::logic_error("DramChannelTiming::keep_queue_depth: set after requests were booked");
+  keeps_queue_depth_ = keep;
+}
 
 uint32_t DramChannelTiming::queue_depth(uint64_t now_ps) const {
+  if (!keeps_queue_depth_)
+    throw std::logic_error("DramChannelTiming::queue_depth: the record of requests in flight is not kept");
   // Under FR-FCFS the requests not yet taken by a bank wait too.
   return static_cast<uint32_t>(done_.count_after(now_ps) + queue_.waiting());
 }

@@ -99,11 +99,20 @@ class DramChannelTiming {
 
   // Requests booked whose data is not yet off the bus at `now_ps` (a binary
   // search: completion times are kept in increasing order), and under
-  // FR-FCFS those not yet taken by their bank.
+  // FR-FCFS those not yet taken by their bank. Only while the record it
+  // needs is kept (keep_queue_depth(); std::logic_error otherwise).
   uint32_t queue_depth(uint64_t now_ps) const;
   // Forgets requests returned by `now_ps`, keeping the record small; call
   // with the current simulation time (queue_depth before it is then unknown).
-  void retire(uint64_t now_ps);
+  void retire(uint64_t now_ps) {
+    if (keeps_queue_depth_) done_.drop_through(now_ps);
+  }
+  // Whether the record queue_depth() reads is kept: a store per request
+  // served and a look per retire(), for a waveform probe and tests; a run
+  // nothing reads it in (no waveform) does without. On from the start; set
+  // before the first request (std::logic_error after).
+  void keep_queue_depth(bool keep);
+  bool keeps_queue_depth() const { return keeps_queue_depth_; }
 
   const DramCounters& counters() const { return counters_; }
   const DramAddressMap& address_map() const { return map_; }
@@ -160,8 +169,9 @@ class DramChannelTiming {
   mutable uint64_t next_take_ps_ = 0;
   DramCounters counters_;
   // Completion times of booked requests, oldest first (the bus serves in
-  // booking order: each is appended).
+  // booking order: each is appended), while keeps_queue_depth_.
   SortedTimes done_;
+  bool keeps_queue_depth_ = true;
 };
 
 }  // namespace smshare

@@ -81,8 +81,11 @@ class MemorySystem : public sc_core::sc_module {
   Socket& sm_socket(uint32_t sm) { return sockets_[sm]; }
 
   bool is_swap(uint64_t addr) const { return timing_.is_swap(addr); }
-  // Requests in the DRAM channels whose data is not yet returned at `now` (a VCD probe).
+  // Requests in the DRAM channels whose data is not yet returned at `now` (a
+  // VCD probe), while kept: MemoryTiming::keep_dram_queue_depth, on from the
+  // start; the GPU keeps them only for a waveform.
   uint32_t dram_queue_depth(const sc_core::sc_time& now) const { return timing_.dram_queue_depth(now.value()); }
+  void keep_dram_queue_depth(bool keep) { timing_.keep_dram_queue_depth(keep); }
   void collect(ActivityCounters& out) const { timing_.collect(out); }
   nlohmann::json stats_json() const { return timing_.stats_json(); }
   const MemoryTiming& timing() const { return timing_; }

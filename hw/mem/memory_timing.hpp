@@ -100,8 +100,13 @@ class MemoryTiming {
 
   bool is_swap(uint64_t addr) const { return addr - swap_base_ < swap_bytes_; }
 
-  // DRAM requests booked whose data is not yet off the bus at `now_ps`.
+  // DRAM requests booked whose data is not yet off the bus at `now_ps`,
+  // while the channels keep their record of them (keep_dram_queue_depth).
   uint32_t dram_queue_depth(uint64_t now_ps) const;
+  // DramChannelTiming::keep_queue_depth for every channel: on from the start.
+  void keep_dram_queue_depth(bool keep) {
+    for (auto& d : dram_) d->keep_queue_depth(keep);
+  }
 
   void collect(ActivityCounters& out) const;  // adds "l2_slice" and "dram"
   nlohmann::json stats_json() const;

@@ -23,6 +23,8 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
   }
   cta_dispatcher_ = std::make_unique<CtaDispatcherModule>("cta_dispatcher");
   memory_ = std::make_unique<MemorySystem>("memory", spec);
+  // The DRAM channels' queue depth is a waveform probe: trace() keeps it.
+  memory_->keep_dram_queue_depth(false);
   sm_configs_.reserve(spec.num_sms);
   for (uint32_t i = 0; i < spec.num_sms; ++i) sm_configs_.push_back(mechanism_.configure_sm(spec, i));
   for (uint32_t i = 0; i < spec.num_sms; ++i) {
@@ -265,6 +267,7 @@ void GpuModule::kernel_drained(uint64_t cycle) {
 
 void GpuModule::trace(Waveform& wave) {
   wave_ = &wave;
+  memory_->keep_dram_queue_depth(true);
   for (uint32_t i = 0; i < sms_.size(); ++i) {
     if (!wave.traces_sm(i)) continue;
     traced_sms_.push_back(i);

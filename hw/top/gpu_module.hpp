@@ -63,7 +63,8 @@ class GpuModule : public sc_core::sc_module {
   // Registers the probes of the SMs `wave` traces (--vcd-sms). In the
   // window's cycles those SMs tick every cycle and the clock samples `wave`
   // after ticking the SMs; outside it they sleep as in an untraced run.
-  // `wave` must outlive the simulation.
+  // `wave` must outlive the simulation. Before the simulation starts (the
+  // DRAM channels then keep the record their queue-depth probe reads).
   void trace(Waveform& wave);
 
   // Calls `observe(cycle)` from the clock, after the SMs ticked, at the first

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "tb/common/round_memory_specs.hpp"
@@ -161,6 +162,25 @@ TEST(DramChannel, BusTimeIsProportionalToTheBurstsMoved) {
   // Not sectored: the burst is the line, whatever fewer bytes are asked.
   DramChannelTiming line(tb::round_dram_spec(), 128);
   EXPECT_EQ(line.access(0, 0, false, 32), 12000u + 10000 + kLine);
+}
+
+TEST(DramChannel, QueueDepthRecordLeftOutChangesNoTiming) {
+  // The record behind queue_depth() is bookkeeping only: without it the
+  // same requests get the same times; it can be left out only before the
+  // first request, and is then not asked.
+  DramChannelTiming kept(tb::round_dram_spec(), 128);
+  DramChannelTiming left(tb::round_dram_spec(), 128);
+  left.keep_queue_depth(false);
+  EXPECT_FALSE(left.keeps_queue_depth());
+  for (int i = 0; i < 100; ++i) {
+    const uint64_t addr = uint64_t(i % 7) * 4096 + uint64_t(i) * 128;
+    EXPECT_EQ(kept.access(uint64_t(i) * 1000, addr, i % 3 == 0), left.access(uint64_t(i) * 1000, addr, i % 3 == 0));
+    kept.retire(uint64_t(i) * 1000);
+    left.retire(uint64_t(i) * 1000);
+  }
+  EXPECT_THROW(left.queue_depth(0), std::logic_error);
+  EXPECT_THROW(kept.keep_queue_depth(false), std::logic_error);
+  EXPECT_THROW(left.keep_queue_depth(true), std::logic_error);
 }
 
 }  // namespace
