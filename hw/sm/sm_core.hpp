@@ -463,6 +463,8 @@ class SmCore : private MechanismMemoryPort {
     uint32_t last_issued_position = ~0u;
   };
   std::vector<SchedulerWarps> sched_warps_;
+  // Its schedulers' ready warps (their wait_count[None]), kept by refresh().
+  uint32_t ready_warps_ = 0;
   static constexpr unsigned kNoPipeline = kNumExecUnits;
   // Visits the ready warps of `scheduler` in list order from the position
   // after `last_position` (from the front when it is not in the list), which
