@@ -228,6 +228,7 @@ void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatch
   priority_epoch_ = mechanism_.hooks->priority_epoch();
   inert_gate_ = mechanism_.gate->inert();
   skip_full_schedulers_ = stateless_orders_ && inert_gate_;
+  plain_issue_ = pipelined_ && inert_gate_ && !views_read_ && !spec_.dual_issue;
   for (auto& policy : schedulers_) policy->kernel_started();
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) update_view(slot);
 }
@@ -1026,6 +1027,10 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
 // registers were a tenth of its cost.
 [[gnu::always_inline]] inline void SmCore::refresh(uint32_t slot) {
   update_view(slot);
+  refresh_wait(slot);
+}
+
+[[gnu::always_inline]] inline void SmCore::refresh_wait(uint32_t slot) {
   Warp& w = warps_[slot];
   const StallReason wait = w.valid ? blocking_reason(w) : StallReason::NoWarp;
   const uint8_t need = wait == StallReason::None ? static_cast<uint8_t>(pipeline_need(w.head())) : 0;
@@ -1180,9 +1185,21 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
 // no pipeline is full, and one comparison says so. Both are kept out of
 // tick(): the inliner would take them, and tick()'s shape with them (with
 // the test in the walk's visit: +12 M on hotspot, +84 M on the trace).
+inline bool SmCore::issues_plainly(const Warp& w) const {
+  return w.other_half == Warp::kNoHalf && !acts_at_issue(w.head().op) && !(w.stream_done && w.ib_count == 1);
+}
+
 [[gnu::noinline]] bool SmCore::issue_from(size_t s, uint32_t slot, StallReason& best) {
-  if (full_pipelines_ != 0 && (full_pipelines_ >> warps_[slot].need & 1)) return false;
-  return issue_from_open_pipeline(s, slot, best);
+  const Warp& w = warps_[slot];
+  if (full_pipelines_ != 0 && (full_pipelines_ >> w.need & 1)) return false;
+  if (!plain_issue_ || !issues_plainly(w)) return issue_from_open_pipeline(s, slot, best);
+  // The plain issue calls nothing, so this function saves no registers (the
+  // general one's prologue and epilogue were about 28 host instructions a
+  // try); its only refusal is a full ID_OC register.
+  if (try_issue<true>(s, slot) == IssueOutcome::Issued) return true;
+  best = std::max(best, StallReason::Pipeline);
+  full_pipelines_ |= 1u << w.need;
+  return false;
 }
 
 [[gnu::noinline]] bool SmCore::issue_from_open_pipeline(size_t s, uint32_t slot, StallReason& best) {
@@ -1195,7 +1212,7 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
   // (fetch refills it, a later stage), so its op and PC are read from it
   // after the try, and only by a wide warp's lower half and dual issue.
   const WarpInstruction& first = w.head();
-  const IssueOutcome outcome = try_issue(s, slot);
+  const IssueOutcome outcome = try_issue<false>(s, slot);
   if (outcome == IssueOutcome::GateRefused) {
     best = std::max(best, StallReason::Gate);
     if (!w.gate_refused) {
@@ -1221,7 +1238,7 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
       !(spec_.dual_issue_different_units && exec_unit_of(w.head().op) == exec_unit_of(first.op)) &&
       !waits_for_other_half(w)) {
     const uint64_t second_pc = w.head().pc;
-    if (try_issue(s, slot) == IssueOutcome::Issued && w.may_lead_upper_half()) issue_upper_half(w, second_pc);
+    if (try_issue<false>(s, slot) == IssueOutcome::Issued && w.may_lead_upper_half()) issue_upper_half(w, second_pc);
   }
   return true;
 }
@@ -1255,19 +1272,20 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   const Warp* u = other_half(lower);
   // In step before the lower half's issue, ready, at the same instruction.
   if (!u || u->issued + 1 != lower.issued || u->wait != StallReason::None || u->head().pc != pc) return;
-  try_issue(u->scheduler, lower.other_half);
+  try_issue<false>(u->scheduler, lower.other_half);
 }
 
 // Compiled into its callers (issue_from(), twice with dual issue, and
 // issue_upper_half()): a call per try paid about 20 host instructions of
 // saved registers, a tenth of an issue.
+template <bool kPlain>
 [[gnu::always_inline]] inline SmCore::IssueOutcome SmCore::try_issue(size_t scheduler, uint32_t slot) {
   Warp& w = warps_[slot];
   const WarpInstruction& inst = w.head();
-  if (!inert_gate_ && !mechanism_.gate->may_issue(w.ctx, inst, now_)) return IssueOutcome::GateRefused;
+  if (!kPlain && !inert_gate_ && !mechanism_.gate->may_issue(w.ctx, inst, now_)) return IssueOutcome::GateRefused;
   // Barrier and exit need no operands and no pipeline: they act at issue.
-  if (!acts_at_issue(inst.op)) {
-    if (pipelined_) {
+  if (kPlain || !acts_at_issue(inst.op)) {
+    if (kPlain || pipelined_) {
       // GPGPU-Sim's issue_warp: into a free slot of the unit's ID_OC register.
       FifoPipelineRegister<IssuedInstruction>& id_oc = id_oc_[static_cast<int>(exec_unit_of(inst.op))];
       if (!id_oc.has_free()) return IssueOutcome::PipelineFull;
@@ -1284,8 +1302,8 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
       if (inst.dst[i] != kNoReg) w.pending_writes[inst.dst[i]] = true;  // below kMaxArchRegs: no range check
     w.in_flight++;
   }
-  if (!inert_gate_) mechanism_.gate->issued(w.ctx, inst);
-  const bool is_barrier = inst.op == OpClass::Barrier;
+  if (!kPlain && !inert_gate_) mechanism_.gate->issued(w.ctx, inst);
+  const bool is_barrier = !kPlain && inst.op == OpClass::Barrier;
   // warp_instructions and thread_instructions are these counts' sums,
   // added up by stats(): two counters fewer per issue.
   // Most warps issue with every lane active: no bit count (no popcnt
@@ -1297,7 +1315,7 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   w.pop();
   if (w.ib_count == 0 && !w.stream_done) set_fetch_wanted(slot, true);
   SchedulerWarps& list = sched_warps_[scheduler];
-  if (list.round_robin) list.last_issued_position = w.list_position;
+  if (kPlain || list.round_robin) list.last_issued_position = w.list_position;
   else schedulers_[scheduler]->issued(slot);
   SchedulerProbes& probes = scheduler_probes_[scheduler];
   probes.issued_warp = static_cast<int32_t>(slot);
@@ -1308,6 +1326,12 @@ void SmCore::issue_upper_half(const Warp& lower, uint64_t pc) {
   if (is_barrier) {
     stats_.barriers++;
     arrive_at_barrier(slot);
+  }
+  if (kPlain) {
+    // No policy reads the views, and the program goes on: nothing to note
+    // or retire.
+    refresh_wait(slot);
+    return IssueOutcome::Issued;
   }
   refresh(slot);
   note_if_exhausted(slot);

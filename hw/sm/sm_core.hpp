@@ -291,7 +291,11 @@ class SmCore : private MechanismMemoryPort {
   // pipeline registers, a free ID_OC slot), with all the bookkeeping
   // of an issue (scoreboard, statistics, policy, probes, barrier arrival,
   // retirement).
+  // kPlain: an issue the caller knows to be plain (plain_issue_ and
+  // issues_plainly()): the rules that cannot apply are compiled out, and
+  // it calls nothing.
   enum class IssueOutcome : uint8_t { Issued, GateRefused, PipelineFull };
+  template <bool kPlain>
   IssueOutcome try_issue(size_t scheduler, uint32_t slot);
   // Mechanism::wide_warps. The other half of `w`'s wide warp (null: none,
   // or it retired).
@@ -365,6 +369,8 @@ class SmCore : private MechanismMemoryPort {
   // that may change it, and keeps per-scheduler counts of each reason, so a
   // cycle in which no warp is ready costs almost nothing.
   void refresh(uint32_t slot);
+  // refresh() less the view (update_view()).
+  void refresh_wait(uint32_t slot);
   // Copies what the scheduler policy looks at into the warp's WarpView.
   void update_view(uint32_t slot);
   StallReason blocking_reason(const Warp& w) const;
@@ -491,6 +497,16 @@ class SmCore : private MechanismMemoryPort {
   // ... with an inert gate too, a scheduler whose ready warps all find their
   // pipeline full is not run.
   bool skip_full_schedulers_ = false;
+  // Most issues need none of the rules around the common case: with
+  // pipeline registers, an inert gate, round-robin policies only (no view
+  // to keep, no policy to tell) and no dual issue, an instruction issued
+  // plainly (issues_plainly()) goes into its ID_OC register with its
+  // bookkeeping and the warp's new wait, and nothing else.
+  bool plain_issue_ = false;
+  // ... and the warp's next instruction: no wide-warp half to pair with, not
+  // a barrier or an exit (they act at issue), not its program's last (whose
+  // issue may end the warp).
+  bool issues_plainly(const Warp& w) const;
   static unsigned pipeline_need(const WarpInstruction& inst) {
     return acts_at_issue(inst.op) ? kNoPipeline : static_cast<unsigned>(exec_unit_of(inst.op));
   }
