@@ -987,13 +987,16 @@ void SmCore::allocate_collectors(uint32_t step) {
 // (with sm.dual_issue, up to two instructions of that warp).
 // Inline: refresh() is its only caller, after most events of a warp
 // (pinned: see issue()).
+template <bool kAfterPlainIssue>
 [[gnu::always_inline]] inline StallReason SmCore::blocking_reason(const Warp& w) const {
-  if (w.at_barrier) return StallReason::Barrier;
+  if (!kAfterPlainIssue && w.at_barrier) return StallReason::Barrier;
   if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
-  if (w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
+  // After a plain issue the rest of the group is as visible as its issued
+  // head was, and that instruction is in flight.
+  if (!kAfterPlainIssue && w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
   // A pending write belongs to an issued instruction not yet written back:
   // with none in flight the scoreboard is empty.
-  if (w.in_flight == 0) return StallReason::None;
+  if (!kAfterPlainIssue && w.in_flight == 0) return StallReason::None;
   // Operands are below kMaxArchRegs (or kNoReg, tested first): the bitset's
   // operator[], without test()'s range check.
   const WarpInstruction& inst = w.head();
@@ -1025,33 +1028,33 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
 // Compiled into its callers: after every issue, visible fetch group and
 // scoreboard write (about 3.4 M calls on the bench trace), the call's saved
 // registers were a tenth of its cost.
-[[gnu::always_inline]] inline void SmCore::refresh(uint32_t slot) {
-  update_view(slot);
-  refresh_wait(slot);
-}
-
+template <bool kAfterPlainIssue>
 [[gnu::always_inline]] inline void SmCore::refresh_wait(uint32_t slot) {
   Warp& w = warps_[slot];
-  const StallReason wait = w.valid ? blocking_reason(w) : StallReason::NoWarp;
+  // After a plain issue the warp is valid, and was counted ready.
+  const bool valid = kAfterPlainIssue || w.valid;
+  const bool counted = kAfterPlainIssue || w.counted;
+  const StallReason was = kAfterPlainIssue ? StallReason::None : w.wait;
+  const StallReason wait = valid ? blocking_reason<kAfterPlainIssue>(w) : StallReason::NoWarp;
   const uint8_t need = wait == StallReason::None ? static_cast<uint8_t>(pipeline_need(w.head())) : 0;
   // Most events leave a warp's reason as it was (an operand of several
   // still pending, a fetched group still decoding): the counts hold.
-  if (w.counted && w.valid && wait == w.wait && (wait != StallReason::None || need == w.need)) return;
+  if (counted && valid && wait == was && (wait != StallReason::None || need == w.need)) return;
   most_advanced_wait_known_ = false;
   SchedulerWarps& list = sched_warps_[w.scheduler];
   const uint32_t position = w.list_position;
   auto& counts = list.wait_count;
-  if (w.counted) {
-    --counts[static_cast<int>(w.wait)];
-    if (w.wait == StallReason::None) {
+  if (counted) {
+    --counts[static_cast<int>(was)];
+    if (was == StallReason::None) {
       --ready_warps_;
       --list.ready_need[w.need];
       list.ready_slot_sum -= slot;
       set_bit(list.ready_bits, position, false);
     }
   }
-  w.counted = w.valid;
-  if (!w.valid) return;
+  w.counted = valid;
+  if (!valid) return;
   w.wait = wait;
   ++counts[static_cast<int>(w.wait)];
   if (w.wait == StallReason::None) {
@@ -1061,6 +1064,11 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
     list.ready_slot_sum += slot;
     set_bit(list.ready_bits, position, true);
   }
+}
+
+[[gnu::always_inline]] inline void SmCore::refresh(uint32_t slot) {
+  update_view(slot);
+  refresh_wait<false>(slot);
 }
 
 inline StallReason SmCore::most_advanced_wait() {
@@ -1330,7 +1338,7 @@ template <bool kPlain>
   if (kPlain) {
     // No policy reads the views, and the program goes on: nothing to note
     // or retire.
-    refresh_wait(slot);
+    refresh_wait<true>(slot);
     return IssueOutcome::Issued;
   }
   refresh(slot);

@@ -369,10 +369,13 @@ class SmCore : private MechanismMemoryPort {
   // that may change it, and keeps per-scheduler counts of each reason, so a
   // cycle in which no warp is ready costs almost nothing.
   void refresh(uint32_t slot);
-  // refresh() less the view (update_view()).
+  // refresh() less the view (update_view()); kAfterPlainIssue: right after
+  // a plain issue (try_issue<true>), whose facts it need not read again.
+  template <bool kAfterPlainIssue>
   void refresh_wait(uint32_t slot);
   // Copies what the scheduler policy looks at into the warp's WarpView.
   void update_view(uint32_t slot);
+  template <bool kAfterPlainIssue>
   StallReason blocking_reason(const Warp& w) const;
   // Retires warp `warp` if it is drained (tested after every issue, fetch
   // and writeback; the retirement itself is rare).
