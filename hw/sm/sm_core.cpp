@@ -1154,8 +1154,10 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
     }
     // The ready bits name only ready warps; a policy's order lists every
     // valid warp, ready or not.
-    auto issue_one = [&](uint32_t slot) { return issue_from(s, slot, best); };
-    auto issue_one_if_ready = [&](uint32_t slot) {
+    // (The scheduler is taken by value: a reference would keep the loop's
+    // index in memory.)
+    auto issue_one = [this, s, &best](uint32_t slot) { return issue_from(s, slot, best); };
+    auto issue_one_if_ready = [this, s, &best](uint32_t slot) {
       const Warp& w = warps_[slot];
       return w.valid && w.wait == StallReason::None && issue_from(s, slot, best);
     };
