@@ -1121,11 +1121,13 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
   for (size_t k = 0, s = first; k < turns; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
     SchedulerWarps& list = sched_warps_[s];
     const uint32_t ready = list.wait_count[static_cast<int>(StallReason::None)];
-    schedulable += ready;
-    SchedulerProbes& probes = scheduler_probes_[s];
-    probes.ready_warps = ready;
-    probes.issued_warp = -1;
-    probes.issued_this_cycle = 0;
+    if (probes_traced_) {
+      schedulable += ready;
+      SchedulerProbes& probes = scheduler_probes_[s];
+      probes.ready_warps = ready;
+      probes.issued_warp = -1;
+      probes.issued_this_cycle = 0;
+    }
     if (ready == 0) continue;
     if (skip_full_schedulers_ && list.gate_refused == 0 && !may_issue_any(s)) {
       // What the loop below would find: every ready warp passes the open
@@ -1165,7 +1167,7 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
                                     : std::any_of(sched_order_.begin(), sched_order_.end(), issue_one_if_ready);
     issued_any = issued_any || issued;
   }
-  probes_.schedulable_warps = schedulable;
+  if (probes_traced_) probes_.schedulable_warps = schedulable;
   // The most advanced reason any scheduler's waiting warps show: only needed
   // when nothing issued, and then nothing changed the counts in the loop
   // above (a refused or pipeline-full try changes no warp's reason).
@@ -1328,8 +1330,10 @@ template <bool kPlain>
   if (kPlain || list.round_robin) list.last_issued_position = w.list_position;
   else schedulers_[scheduler]->issued(slot);
   SchedulerProbes& probes = scheduler_probes_[scheduler];
-  probes.issued_warp = static_cast<int32_t>(slot);
-  ++probes.issued_this_cycle;
+  if (probes_traced_) {
+    probes.issued_warp = static_cast<int32_t>(slot);
+    ++probes.issued_this_cycle;
+  }
   ++probes.issued;
   ++probes_.issued_count;
   progress_ = true;

@@ -135,13 +135,15 @@ struct SmProbes {
   uint32_t issued_count = 0;     // instructions issued this cycle (all schedulers)
   uint32_t stall_reason = 0;
   uint32_t active_warps = 0;
-  uint32_t schedulable_warps = 0;
+  uint32_t schedulable_warps = 0;  // kept only for a waveform, as the schedulers' probes
   uint32_t resident_ctas = 0;
   uint32_t pending_loads = 0;
 };
 
 // One warp scheduler's activity, for its module (gpu.smN.scheduler<s>):
-// plain stores in SmCore::issue(), read by nobody unless traced.
+// plain stores in SmCore::issue(). Only a waveform reads the per-cycle
+// ones, so they are kept only while one samples them
+// (SmCore::set_probes_traced); `issued` always.
 // With sm.dual_issue both instructions of a cycle come from one warp, so
 // issued_warp names it and issued_this_cycle is 2.
 struct SchedulerProbes {
