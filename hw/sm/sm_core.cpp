@@ -1168,15 +1168,23 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
     issued_any = issued_any || issued;
   }
   if (probes_traced_) probes_.schedulable_warps = schedulable;
+  if (issued_any) {
+    last_reason_ = StallReason::None;
+    probes_.stall_reason = static_cast<uint32_t>(StallReason::None);
+    last_waited_on_memory_ = false;
+    if (!counts_as_active_) return;
+    stats_.reason_cycles[static_cast<int>(StallReason::None)]++;
+    stats_.issue_cycles++;
+    return;
+  }
   // The most advanced reason any scheduler's waiting warps show: only needed
   // when nothing issued, and then nothing changed the counts in the loop
   // above (a refused or pipeline-full try changes no warp's reason).
-  if (!issued_any) best = std::max(best, most_advanced_wait());
-  last_reason_ = issued_any ? StallReason::None : best;
+  last_reason_ = std::max(best, most_advanced_wait());
   probes_.stall_reason = static_cast<uint32_t>(last_reason_);
   last_waited_on_memory_ =
-      counts_as_active_ && !issued_any && ((probes_.pending_loads > 0 && (last_reason_ == StallReason::Scoreboard ||
-                                                           last_reason_ == StallReason::Pipeline)) ||
+      counts_as_active_ && ((probes_.pending_loads > 0 && (last_reason_ == StallReason::Scoreboard ||
+                                                          last_reason_ == StallReason::Pipeline)) ||
                             (last_reason_ == StallReason::Gate && mechanism_.hooks->waits_on_memory(now_)));
   if (!counts_as_active_) return;
   if (last_waited_on_memory_) {
@@ -1184,8 +1192,7 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
     if (last_reason_ != StallReason::Pipeline) ++memory_wait_idle_cycles_;
   }
   stats_.reason_cycles[static_cast<int>(last_reason_)]++;
-  if (issued_any) stats_.issue_cycles++;
-  else if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles++;
+  if (last_reason_ == StallReason::Pipeline) stats_.stall_cycles++;
   else stats_.idle_cycles++;
 }
 
