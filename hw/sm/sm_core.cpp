@@ -192,7 +192,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       v.slot = slot;
       list.views.push_back(v);
     }
-    list.ready_bits = bit_words(static_cast<uint32_t>(list.views.size()));
+    list.size = static_cast<uint32_t>(list.views.size());
+    list.ready_bits = bit_words(list.size);
     list.round_robin = schedulers_.back()->round_robin();
   }
   scheduler_probes_.resize(spec_.num_schedulers);
@@ -1096,7 +1097,7 @@ bool SmCore::may_issue_any(size_t scheduler) const {
 template <class Visit>
 bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, Visit&& visit) const {
   const uint32_t n = spec_.num_schedulers;
-  const uint32_t list_size = static_cast<uint32_t>(sched_warps_[scheduler].views.size());
+  const uint32_t list_size = sched_warps_[scheduler].size;
   const uint32_t start = last_position < list_size ? last_position + 1 : 0;
   return visit_set_bits_from(sched_warps_[scheduler].ready_bits, list_size, start,
                              [&](uint32_t pos) { return visit(static_cast<uint32_t>(scheduler) + pos * n); });

@@ -451,6 +451,7 @@ class SmCore : private MechanismMemoryPort {
   // together, so that a turn finds them from one base.
   struct SchedulerWarps {
     std::vector<WarpView> views;  // its warp list: position p holds slot scheduler + p * sm.num_schedulers
+    uint32_t size = 0;            // views.size(), without the division by a view's size at each walk
     uint32_t gate_refused = 0;    // warps whose refusal the policy has not seen
     // wait_count[reason]: its warps in that state (reason None = ready to
     // issue as far as the warp itself is concerned).
