@@ -1199,12 +1199,13 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
 
 // A warp bound for a pipeline a try found full this cycle changes nothing:
 // that try set `best` to Pipeline, the most advanced reason, so neither this
-// try's reason nor its other half's wait would move it. The test is a
-// function of its own, the rest a tail call, so that this exit (a third of
-// the calls on the bench trace) saves and restores no registers; most cycles
-// no pipeline is full, and one comparison says so. Both are kept out of
-// tick(): the inliner would take them, and tick()'s shape with them (with
-// the test in the walk's visit: +12 M on hotspot, +84 M on the trace).
+// try's reason nor its other half's wait would move it. The test comes
+// first, before any register is saved, so that this exit (a third of the
+// calls on the bench trace) costs a few instructions; most cycles no
+// pipeline is full, and one comparison says so. A plain issue follows, and
+// any other is a tail call. Both functions are kept out of tick(): the
+// inliner would take them, and tick()'s shape with them (with the test in
+// the walk's visit: +12 M on hotspot, +84 M on the trace).
 inline bool SmCore::issues_plainly(const Warp& w) const {
   return w.other_half == Warp::kNoHalf && !acts_at_issue(w.head().op) && !(w.stream_done && w.ib_count == 1);
 }
@@ -1213,9 +1214,10 @@ inline bool SmCore::issues_plainly(const Warp& w) const {
   const Warp& w = warps_[slot];
   if (full_pipelines_ != 0 && (full_pipelines_ >> w.need & 1)) return false;
   if (!plain_issue_ || !issues_plainly(w)) return issue_from_open_pipeline(s, slot, best);
-  // The plain issue calls nothing, so this function saves no registers (the
-  // general one's prologue and epilogue were about 28 host instructions a
-  // try); its only refusal is a full ID_OC register.
+  // The plain issue calls nothing, so this function needs no stack frame
+  // and saves five registers, after the tests above (the general one's
+  // prologue and epilogue were about 28 host instructions a try); its only
+  // refusal is a full ID_OC register.
   if (try_issue<true>(s, slot) == IssueOutcome::Issued) return true;
   best = std::max(best, StallReason::Pipeline);
   full_pipelines_ |= 1u << w.need;

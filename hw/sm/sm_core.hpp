@@ -488,7 +488,8 @@ class SmCore : private MechanismMemoryPort {
   // Tries to issue from ready warp `slot` of `scheduler` in issue()'s walk:
   // true when it issued (the scheduler is done), else `best` says why not.
   bool issue_from(size_t scheduler, uint32_t slot, StallReason& best);
-  // issue_from() for a warp whose pipeline no try has found full this cycle.
+  // issue_from() for a warp whose pipeline no try has found full this cycle
+  // and whose issue is not plain (plain_issue_, issues_plainly()).
   bool issue_from_open_pipeline(size_t scheduler, uint32_t slot, StallReason& best);
   // Some policy calls order(), the only reader of the warp views: with only
   // round-robin policies (walked on the ready bits) update_view() has nothing
