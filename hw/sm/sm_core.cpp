@@ -1114,11 +1114,12 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
   uint32_t schedulable = 0;
   bool issued_any = false;
   const size_t num_schedulers = schedulers_.size();
-  const size_t first = first_scheduler_by_division_ ? now_ % num_schedulers : now_ & first_scheduler_mask_;
   // No scheduler's turn can issue without a ready warp (on the bench trace
   // 830 k of 2.80 M ticks have none): only a waveform, which samples the
   // turns' probes, needs them then.
   const size_t turns = ready_warps_ != 0 || probes_traced_ ? num_schedulers : 0;
+  const size_t first =
+      turns == 0 ? 0 : first_scheduler_by_division_ ? now_ % num_schedulers : now_ & first_scheduler_mask_;
   for (size_t k = 0, s = first; k < turns; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
     SchedulerWarps& list = sched_warps_[s];
     const uint32_t ready = list.wait_count[static_cast<int>(StallReason::None)];
