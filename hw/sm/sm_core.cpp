@@ -988,16 +988,16 @@ void SmCore::allocate_collectors(uint32_t step) {
 // (with sm.dual_issue, up to two instructions of that warp).
 // Inline: refresh() is its only caller, after most events of a warp
 // (pinned: see issue()).
-template <bool kAfterPlainIssue>
+template <SmCore::RefreshAfter kAfter>
 [[gnu::always_inline]] inline StallReason SmCore::blocking_reason(const Warp& w) const {
-  if (!kAfterPlainIssue && w.at_barrier) return StallReason::Barrier;
-  if (w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
-  // After a plain issue the rest of the group is as visible as its issued
-  // head was, and that instruction is in flight.
-  if (!kAfterPlainIssue && w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
+  constexpr bool kPlainIssue = kAfter == RefreshAfter::PlainIssue;
+  constexpr bool kDecode = kAfter == RefreshAfter::Decode;
+  if (!kPlainIssue && w.at_barrier) return StallReason::Barrier;
+  if (!kDecode && w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
+  if (!kPlainIssue && !kDecode && w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
   // A pending write belongs to an issued instruction not yet written back:
   // with none in flight the scoreboard is empty.
-  if (!kAfterPlainIssue && w.in_flight == 0) return StallReason::None;
+  if (!kPlainIssue && w.in_flight == 0) return StallReason::None;
   // Operands are below kMaxArchRegs (or kNoReg, tested first): the bitset's
   // operator[], without test()'s range check.
   const WarpInstruction& inst = w.head();
@@ -1029,14 +1029,13 @@ inline void SmCore::set_fetch_wanted(uint32_t slot, bool wanted) {
 // Compiled into its callers: after every issue, visible fetch group and
 // scoreboard write (about 3.4 M calls on the bench trace), the call's saved
 // registers were a tenth of its cost.
-template <bool kAfterPlainIssue>
+template <SmCore::RefreshAfter kAfter>
 [[gnu::always_inline]] inline void SmCore::refresh_wait(uint32_t slot) {
   Warp& w = warps_[slot];
-  // After a plain issue the warp is valid, and was counted ready.
-  const bool valid = kAfterPlainIssue || w.valid;
-  const bool counted = kAfterPlainIssue || w.counted;
-  const StallReason was = kAfterPlainIssue ? StallReason::None : w.wait;
-  const StallReason wait = valid ? blocking_reason<kAfterPlainIssue>(w) : StallReason::NoWarp;
+  const bool valid = kAfter != RefreshAfter::AnyEvent || w.valid;
+  const bool counted = kAfter != RefreshAfter::AnyEvent || w.counted;
+  const StallReason was = kAfter == RefreshAfter::PlainIssue ? StallReason::None : w.wait;
+  const StallReason wait = valid ? blocking_reason<kAfter>(w) : StallReason::NoWarp;
   const uint8_t need = wait == StallReason::None ? static_cast<uint8_t>(pipeline_need(w.head())) : 0;
   // Most events leave a warp's reason as it was (an operand of several
   // still pending, a fetched group still decoding): the counts hold.
@@ -1075,9 +1074,10 @@ template <bool kAfterPlainIssue>
   }
 }
 
+template <SmCore::RefreshAfter kAfter>
 [[gnu::always_inline]] inline void SmCore::refresh(uint32_t slot) {
   update_view(slot);
-  refresh_wait<false>(slot);
+  refresh_wait<kAfter>(slot);
 }
 
 inline StallReason SmCore::most_advanced_wait() {
@@ -1363,7 +1363,7 @@ template <bool kPlain>
   if (kPlain) {
     // No policy reads the views, and the program goes on: nothing to note
     // or retire.
-    refresh_wait<true>(slot);
+    refresh_wait<RefreshAfter::PlainIssue>(slot);
     return IssueOutcome::Issued;
   }
   refresh(slot);
@@ -1378,7 +1378,7 @@ void SmCore::decode() {
   while (!decoding_.empty() && decoding_.front().visible <= now_) {
     const uint32_t slot = decoding_.front().slot;
     decoding_.pop_front();
-    refresh(slot);
+    refresh<RefreshAfter::Decode>(slot);
   }
 }
 

@@ -370,14 +370,23 @@ class SmCore : private MechanismMemoryPort {
   // Re-derives why warp `slot` cannot issue (or that it can) after any event
   // that may change it, and keeps per-scheduler counts of each reason, so a
   // cycle in which no warp is ready costs almost nothing.
-  void refresh(uint32_t slot);
-  // refresh() less the view (update_view()); kAfterPlainIssue: right after
-  // a plain issue (try_issue<true>), whose facts it need not read again.
-  template <bool kAfterPlainIssue>
+  // kAfter: the event it follows, whose facts it takes as known instead of
+  // reading them again. PlainIssue (try_issue<true>): the warp is valid and
+  // was counted ready, is at no barrier, the rest of its fetch group is as
+  // visible as the head it issued, and that instruction is in flight.
+  // Decode (decode()): the warp is valid and counted, and its buffer holds
+  // the group that just became visible.
+  // (Pinned inline here, where each use sees it: on the definition alone the
+  // pin does not hold for a template used before it, as writeback is.)
+  enum class RefreshAfter : uint8_t { AnyEvent, PlainIssue, Decode };
+  template <RefreshAfter kAfter = RefreshAfter::AnyEvent>
+  [[gnu::always_inline]] inline void refresh(uint32_t slot);
+  // refresh() less the view (update_view()).
+  template <RefreshAfter kAfter>
   void refresh_wait(uint32_t slot);
   // Copies what the scheduler policy looks at into the warp's WarpView.
   void update_view(uint32_t slot);
-  template <bool kAfterPlainIssue>
+  template <RefreshAfter kAfter>
   StallReason blocking_reason(const Warp& w) const;
   // Retires warp `warp` if it is drained (tested after every issue, fetch
   // and writeback; the retirement itself is rare).
