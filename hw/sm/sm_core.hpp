@@ -297,8 +297,9 @@ class SmCore : private MechanismMemoryPort {
   // issues_plainly()): the rules that cannot apply are compiled out, and
   // it calls nothing.
   enum class IssueOutcome : uint8_t { Issued, GateRefused, PipelineFull };
+  // (Pinned inline here, as refresh() is.)
   template <bool kPlain>
-  IssueOutcome try_issue(size_t scheduler, uint32_t slot);
+  [[gnu::always_inline]] inline IssueOutcome try_issue(size_t scheduler, uint32_t slot);
   // Mechanism::wide_warps. The other half of `w`'s wide warp (null: none,
   // or it retired).
   const Warp* other_half(const Warp& w) const;
