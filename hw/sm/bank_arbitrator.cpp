@@ -77,7 +77,7 @@ bool BankArbitrator::request_remote(uint16_t bank, bool is_write, uint64_t cycle
   theirs.grant(bank, cycle, step);
   serve(theirs, neighbour_->cycle_probes_.groups[static_cast<unsigned>(BankGroup::RegisterFile)], bank, is_write);
   serve(mine, my_probes, bank, is_write);
-  ++cycle_probes_.arbitrator.grants_this_cycle;
+  ++neighbour_->cycle_probes_.lent_this_cycle;
   return true;
 }
 
@@ -113,6 +113,16 @@ void BankArbitrator::claim(BankGroup group, uint64_t first, const uint16_t* cycl
   BankArray& a = groups_[static_cast<unsigned>(group)];
   a.claim_first_ = first;
   a.claim_cycles_ = cycles;
+}
+
+BankArbitrator::Probes BankArbitrator::probes() const {
+  Probes p;
+  for (const BankArray::Probes& g : cycle_probes_.groups) {
+    p.grants_this_cycle += g.reads_this_cycle + g.writes_this_cycle;
+    p.conflicts_this_cycle += g.conflicts_this_cycle;
+  }
+  p.grants_this_cycle -= cycle_probes_.lent_this_cycle;
+  return p;
 }
 
 uint64_t BankArbitrator::total_conflicts() const {

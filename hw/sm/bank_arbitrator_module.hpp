@@ -3,8 +3,9 @@
 // per cycle as the bank has ports. Its state is the BankArbitrator (grant rules in
 // bank_arbitrator.hpp).
 //
-// Probes (plain stores, cleared when the SM's cycle starts):
-// `grants_this_cycle` and `conflicts_this_cycle`, all groups together.
+// Probes (computed from the groups' this-cycle counts, which are cleared when
+// the SM's cycle starts): `grants_this_cycle` and `conflicts_this_cycle`, all
+// groups together.
 // Counters: accesses granted and refused per bank group, as each group's
 // banks count them (a neighbour's remote accesses to this SM's register
 // file are in its register_file counts: the banks served them).
@@ -21,9 +22,11 @@ class BankArbitratorModule : public StructureModule {
  public:
   BankArbitratorModule(sc_core::sc_module_name name, const BankArbitrator& arbitrator, uint32_t sm)
       : StructureModule(name, "bank arbitrator", "BankArbitrator", sm), arbitrator_(arbitrator) {
-    probe("grants_this_cycle", arbitrator.probes().grants_this_cycle);
-    probe("conflicts_this_cycle", arbitrator.probes().conflicts_this_cycle);
+    probe("grants_this_cycle", this_cycle_.grants_this_cycle);
+    probe("conflicts_this_cycle", this_cycle_.conflicts_this_cycle);
   }
+
+  void update_probes(uint64_t) override { this_cycle_ = arbitrator_.probes(); }
 
   StructureCounters counters() const override {
     StructureCounters c;
@@ -38,6 +41,7 @@ class BankArbitratorModule : public StructureModule {
 
  private:
   const BankArbitrator& arbitrator_;
+  BankArbitrator::Probes this_cycle_;  // computed (BankArbitrator::probes())
 };
 
 }  // namespace smshare

@@ -160,8 +160,12 @@ TEST(BankArbitrator, RemoteAccessesCompeteWithTheNeighboursOwnWhicheverSmTicksFi
   EXPECT_TRUE(sm0.request(BankGroup::RemoteRegisterFile, 3, false, 7));
   sm1.begin_cycle(7);  // does not wipe what SM0 did to SM1's banks in cycle 7
   EXPECT_EQ(sm1.register_file().probes().reads_this_cycle, 1u);
+  // The grant is SM0's: SM1's banks served it, but SM1 granted nothing.
+  EXPECT_EQ(sm0.probes().grants_this_cycle, 1u);
+  EXPECT_EQ(sm1.probes().grants_this_cycle, 0u);
   EXPECT_FALSE(sm1.request(BankGroup::RegisterFile, 3, false, 7));
   EXPECT_EQ(sm1.probes().conflicts_this_cycle, 1u);
+  EXPECT_EQ(sm0.probes().conflicts_this_cycle, 0u);
   EXPECT_TRUE(sm1.request(BankGroup::RegisterFile, 3, false, 8));
 
   // Cycle 9, the other order: SM1 writes its bank 5, then SM0's remote
