@@ -1,5 +1,6 @@
 #include "hw/sm/bank_arbitrator.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -99,6 +100,11 @@ bool BankArbitrator::taken(BankGroup group, uint16_t bank, uint64_t cycle) const
   const BankArray& a = groups_[static_cast<unsigned>(group)];
   if (bank >= a.size_) bad_bank(group, bank);
   return a.taken(bank, cycle);
+}
+
+bool BankArbitrator::any_register_bank_granted(uint64_t cycle) const {
+  const std::vector<BankArray::Bank>& banks = register_file().banks_;
+  return std::any_of(banks.begin(), banks.end(), [cycle](const BankArray::Bank& b) { return b.granted == cycle; });
 }
 
 bool BankArbitrator::granted(BankGroup group, uint16_t bank, uint64_t cycle) const {

@@ -269,5 +269,21 @@ TEST(BankArbitrator, ARegisterBankNeedsAPort) {
   EXPECT_THROW(BankArbitrator(16, 32, 0), std::logic_error);
 }
 
+TEST(BankArbitrator, GrantedAnySeesEveryWayABankIsGranted) {
+  BankArbitrator sm0(16, 32), sm1(16, 32);
+  sm0.attach_neighbour(sm1);
+  // The register file through request_register_file, through request, and
+  // through a neighbour's remote access; the scratchpad through request.
+  EXPECT_TRUE(sm0.request_register_file(2, false, 5));
+  EXPECT_TRUE(sm0.request(BankGroup::RegisterFile, 3, true, 6));
+  EXPECT_TRUE(sm0.request(BankGroup::RemoteRegisterFile, 4, false, 7));
+  EXPECT_TRUE(sm0.request(BankGroup::Scratchpad, 9, false, 8));
+  for (uint64_t c = 4; c <= 9; ++c) {
+    EXPECT_EQ(sm0.granted_any(BankGroup::RegisterFile, c), c == 5 || c == 6) << "cycle " << c;
+    EXPECT_EQ(sm1.granted_any(BankGroup::RegisterFile, c), c == 7) << "cycle " << c;
+    EXPECT_EQ(sm0.granted_any(BankGroup::Scratchpad, c), c == 8) << "cycle " << c;
+  }
+}
+
 }  // namespace
 }  // namespace smshare
