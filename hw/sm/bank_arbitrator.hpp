@@ -98,14 +98,14 @@ class BankArray {
   };
   // kMayBeClaimed false: the caller knows the group holds no claim.
   template <bool kMayBeClaimed = true>
-  bool taken(uint16_t bank, uint64_t cycle, uint32_t step = ~0u) const {
+  bool taken(uint32_t bank, uint64_t cycle, uint32_t step = ~0u) const {
     const Bank& b = banks_[bank];
     if (b.granted == cycle && (b.ports_used >= ports_ || b.last_step == step)) return true;
     // cycle - claim_first_ wraps to a huge number before the claim starts.
     return kMayBeClaimed && claim_cycles_ && cycle - claim_first_ < claim_cycles_[bank];
   }
   // Takes one port of `bank` (not taken) in `cycle` (step `step` of it).
-  void grant(uint16_t bank, uint64_t cycle, uint32_t step = ~0u) {
+  void grant(uint32_t bank, uint64_t cycle, uint32_t step = ~0u) {
     Bank& b = banks_[bank];
     if (b.granted != cycle) {
       b.granted = cycle;
@@ -180,7 +180,7 @@ class BankArbitrator {
   // this once per stage, spares its operand reads and result writes the
   // bank check and the claim test (five host instructions each, 7.6 M
   // accesses on the bench trace).
-  bool request_register_file(uint16_t bank, bool is_write, uint64_t cycle, uint32_t step = kAnyStep) {
+  bool request_register_file(uint32_t bank, bool is_write, uint64_t cycle, uint32_t step = kAnyStep) {
     return request_existing<false>(BankGroup::RegisterFile, bank, is_write, cycle, step);
   }
   // The register file's banks, or 0 once a claim was put on them (none of
@@ -223,7 +223,7 @@ class BankArbitrator {
   // request() of a bank `group` has, not of RemoteRegisterFile
   // (kMayBeClaimed: as for BankArray::taken).
   template <bool kMayBeClaimed = true>
-  bool request_existing(BankGroup group, uint16_t bank, bool is_write, uint64_t cycle, uint32_t step) {
+  bool request_existing(BankGroup group, uint32_t bank, bool is_write, uint64_t cycle, uint32_t step) {
     BankArray& a = groups_[static_cast<unsigned>(group)];
     BankArray::Probes& p = cycle_probes_.groups[static_cast<unsigned>(group)];
     if (a.taken<kMayBeClaimed>(bank, cycle, step)) {
@@ -240,11 +240,11 @@ class BankArbitrator {
   bool any_register_bank_granted(uint64_t cycle) const;
   void start_cycle(uint64_t cycle);
   // `p`: the probes of a's group.
-  void refuse(BankArray& a, BankArray::Probes& p, uint16_t bank) {
+  void refuse(BankArray& a, BankArray::Probes& p, uint32_t bank) {
     ++a.banks_[bank].conflicts;
     ++p.conflicts_this_cycle;
   }
-  static void serve(BankArray& a, BankArray::Probes& p, uint16_t bank, bool is_write) {
+  static void serve(BankArray& a, BankArray::Probes& p, uint32_t bank, bool is_write) {
     if (is_write) {
       ++a.banks_[bank].writes;
       ++p.writes_this_cycle;

@@ -90,7 +90,12 @@ class RegisterRoute {
   // The baseline's interleaving, register reg of warp slot s in register
   // file bank (reg + s) mod banks, never a retry, no extra cycles.
   static OperandRoute interleaved(const WarpContext& w, uint16_t reg, uint32_t banks) {
-    return {false, static_cast<uint16_t>((reg + w.slot) % banks), 0};
+    return {false, static_cast<uint16_t>(interleaved_bank(w, reg, banks)), 0};
+  }
+  // Its bank, as a full word (the SM's read loop indexes the bank array with
+  // it; as OperandRoute's 16-bit field it is cut down first).
+  static uint32_t interleaved_bank(const WarpContext& w, uint16_t reg, uint32_t banks) {
+    return (reg + w.slot) % banks;
   }
   // What route() answers, without a virtual call for a route that is
   // interleaved() and keeps no state (the baseline's): the SM asks this for

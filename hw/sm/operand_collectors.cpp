@@ -122,7 +122,7 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
   const uint32_t banks = route.interleaved_banks_within(arbitrator.unclaimed_register_banks());
   if (banks != 0)
     return read_units<true>(cycle, step, arbitrator, [banks](const CollectorUnit& c, uint32_t i) {
-      return RegisterRoute::interleaved(c.warp, c.operands[i], banks);
+      return RegisterRoute::interleaved_bank(c.warp, c.operands[i], banks);
     });
   uint32_t most_extra_cycles = 0;  // for delayed_reads_ready_by_ (an ungranted read's count only widens the bound)
   const ReadResult result =
@@ -161,15 +161,21 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
     uint32_t pending = 0;
     do {
       const uint32_t i = static_cast<uint32_t>(__builtin_ctz(unread));
-      const OperandRoute r = route_of(static_cast<const CollectorUnit&>(c), i);
-      if (r.retry) {
-        ++route_retries;
-      } else if (kInterleaved ? arbitrator.request_register_file(r.bank, /*is_write=*/false, cycle, bank_step)
-                              : arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle, bank_step)) {
-        if constexpr (!kInterleaved)
+      if constexpr (kInterleaved) {
+        const uint32_t bank = route_of(static_cast<const CollectorUnit&>(c), i);
+        if (arbitrator.request_register_file(bank, /*is_write=*/false, cycle, bank_step)) {
+          granted = true;
+          continue;
+        }
+      } else {
+        const OperandRoute r = route_of(static_cast<const CollectorUnit&>(c), i);
+        if (r.retry) {
+          ++route_retries;
+        } else if (arbitrator.request(r.group, r.bank, /*is_write=*/false, cycle, bank_step)) {
           ready = std::max<uint64_t>(ready, read_ready + uint64_t{r.extra_cycles} * steps_per_cycle_);
-        granted = true;
-        continue;
+          granted = true;
+          continue;
+        }
       }
       pending |= 1u << i;
     } while ((unread &= unread - 1) != 0);

@@ -163,8 +163,9 @@ class OperandCollectors {
   const Probes& probes() const { return probes_; }
 
  private:
-  // kInterleaved: route_of is RegisterRoute::interleaved over banks the
-  // register file has (BankArbitrator::request_register_file).
+  // kInterleaved: route_of is RegisterRoute::interleaved_bank over banks the
+  // register file has (BankArbitrator::request_register_file); otherwise it
+  // answers an OperandRoute.
   template <bool kInterleaved, class RouteOf>
   ReadResult read_units(uint64_t cycle, uint32_t step, BankArbitrator& arbitrator, RouteOf&& route_of);
 
