@@ -842,8 +842,12 @@ const UnitTiming& SmCore::timing_rule(const SmSpec& spec, OpClass op) {
 // --- operand read: the collector units read through the route and the bank arbitrator.
 void SmCore::read_operands(uint32_t step) {
   const OperandCollectors::ReadResult r = collectors_.read(now_, *mechanism_.route, arbitrator_, step);
-  route_retries_this_cycle_ += r.route_retries;
-  stats_.route_retries += r.route_retries;
+  // Tested, not added blindly: the built-in route never defers a read, and
+  // its reads then leave both counts alone.
+  if (r.route_retries != 0) {
+    route_retries_this_cycle_ += r.route_retries;
+    stats_.route_retries += r.route_retries;
+  }
   if (r.granted) progress_ = true;
 }
 
