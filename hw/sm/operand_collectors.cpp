@@ -46,6 +46,7 @@ OperandCollectors::OperandCollectors(const SmSpec& spec)
     for (uint32_t i = 0; i < counts[u]; ++i) {
       units_.emplace_back();
       units_.back().unit = static_cast<ExecUnit>(u);
+      units_.back().pool_bit = uint64_t{1} << i;
     }
   }
   num_units_ = static_cast<uint32_t>(units_.size());
@@ -97,7 +98,7 @@ bool OperandCollectors::allocate_for(ExecUnit unit, const WarpContext& warp, con
   return true;
 }
 
-void OperandCollectors::collect(uint32_t unit) { mark_collected(unit, static_cast<unsigned>(units_[unit].unit)); }
+void OperandCollectors::collect(uint32_t unit) { mark_collected(units_[unit]); }
 
 void OperandCollectors::set_home_split(const std::array<uint32_t, kNumExecUnits>& own_units) {
   for (unsigned u = 0; u < kNumExecUnits; ++u) {
@@ -185,7 +186,7 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
       if constexpr (kInterleaved) c.ready_cycle = read_ready;
       --reading_units_;
       set_bit(reading_, u, false);
-      mark_collected(u, static_cast<unsigned>(c.unit));
+      mark_collected(c);
     }
   };
   if (num_units_ <= 64) {

@@ -91,6 +91,9 @@ class OperandCollectors {
   struct CollectorUnit {
     ExecUnit unit = ExecUnit::Sp;
     bool busy = false;
+    // Its bit in its pool's words (free_, collected_), fixed when built: the
+    // read loop marks a unit collected without working it out again.
+    uint64_t pool_bit = 0;
     WarpContext warp;  // the issuing warp (fixed while the instruction is in flight)
     WarpInstruction inst;
     // inst.src again, beside the read loop's other fields (pending,
@@ -199,8 +202,8 @@ class OperandCollectors {
   // allocate() two more saved registers a call (+19 M host instructions on
   // the bench trace), where almost every instruction has one to read.
   [[gnu::noinline]] void collect(uint32_t unit);
-  // Puts busy unit `unit` of `pool` in collected_ (read(): its last operand read).
-  void mark_collected(uint32_t unit, unsigned pool) { collected_[pool] |= uint64_t{1} << (unit - pool_begin_[pool]); }
+  // Puts busy unit `c` in collected_ (read(): its last operand read).
+  void mark_collected(const CollectorUnit& c) { collected_[static_cast<unsigned>(c.unit)] |= c.pool_bit; }
   // A read value is present from the step after the read (ready_cycle =
   // read time + 1), in time for the next dispatch; only a route's extra
   // cycles make a unit wait in collected_. This is the latest time such a
