@@ -70,7 +70,6 @@ bool OperandCollectors::allocate_for(ExecUnit unit, const WarpContext& warp, con
   free_[u] = free & ~(uint64_t{1} << bit);
   const uint32_t free_unit = pool_begin_[u] + bit;
   CollectorUnit& c = units_[free_unit];
-  c.busy = true;
   ++probes_.busy_units;
   c.seq = allocations_++;
   c.warp = warp;

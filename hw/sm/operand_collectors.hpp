@@ -90,7 +90,6 @@ class OperandCollectors {
 
   struct CollectorUnit {
     ExecUnit unit = ExecUnit::Sp;
-    bool busy = false;
     // Its bit in its pool's words (free_, collected_), fixed when built: the
     // read loop marks a unit collected without working it out again.
     uint64_t pool_bit = 0;
@@ -159,6 +158,11 @@ class OperandCollectors {
   uint32_t steps_per_cycle() const { return steps_per_cycle_; }
 
   uint32_t busy_units() const { return probes_.busy_units; }
+  // Whether unit `unit` holds an instruction (it is not among its pool's free units).
+  bool busy(uint32_t unit) const {
+    const CollectorUnit& c = units_[unit];
+    return (free_[static_cast<unsigned>(c.unit)] & c.pool_bit) == 0;
+  }
   // Busy units with an operand still to read (the rest wait for dispatch).
   uint32_t reading_units() const { return reading_units_; }
   uint64_t allocations() const { return allocations_; }  // instructions that took a unit, since construction
@@ -247,7 +251,6 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, Takes&& take
         open = false;
         continue;
       }
-      c.busy = false;
       collected &= ~(uint64_t{1} << bit);
       free_[pool] |= uint64_t{1} << bit;
       --probes_.busy_units;

@@ -188,9 +188,10 @@ TEST_F(WideWarpTest, BothHalvesIssueInOneCycleEachIntoACollectorOfItsOwnSm) {
   ASSERT_EQ(core.operand_collectors().busy_units(), 2u);
   uint32_t own = 0, lent = 0;
   const uint32_t first_lent = base.sm.oc_units_sp;  // the SP pool: own units first
-  const auto& units = core.operand_collectors().units();
+  const OperandCollectors& collectors = core.operand_collectors();
+  const auto& units = collectors.units();
   for (uint32_t u = 0; u < units.size(); ++u) {
-    if (!units[u].busy) continue;
+    if (!collectors.busy(u)) continue;
     EXPECT_EQ(units[u].inst.pc, 0u);
     if (units[u].warp.home == 0) {
       ++own;

@@ -70,9 +70,8 @@ TEST_F(CollectorsTest, AllocationTakesTheLowestFreeUnitOfTheInstructionsType) {
   EXPECT_TRUE(oc.allocate(warp, alu({1}), 0));
   EXPECT_TRUE(oc.allocate(warp, ld, 0));
   EXPECT_FALSE(oc.allocate(warp, ld, 0));  // both MEM units busy: the warp cannot issue
-  const auto& u = oc.units();
-  EXPECT_TRUE(u[14].busy && u[15].busy && u[6].busy && u[0].busy);
-  EXPECT_FALSE(u[1].busy || u[7].busy);
+  EXPECT_TRUE(oc.busy(14) && oc.busy(15) && oc.busy(6) && oc.busy(0));
+  EXPECT_FALSE(oc.busy(1) || oc.busy(7));
   EXPECT_EQ(oc.busy_units(), 4u);
 }
 
@@ -261,9 +260,9 @@ void expect_interleaved_reads_as_asked(bool pipeline_registers) {
         ASSERT_EQ(fast.allocate(warp, inst, cycle, step), asked.allocate(warp, inst, cycle, step));
       }
       for (size_t u = 0; u < fast.units().size(); ++u) {
-        ASSERT_EQ(fast.units()[u].busy, asked.units()[u].busy) << "cycle " << cycle << " unit " << u;
+        ASSERT_EQ(fast.busy(u), asked.busy(u)) << "cycle " << cycle << " unit " << u;
         ASSERT_EQ(fast.units()[u].pending, asked.units()[u].pending) << "cycle " << cycle << " unit " << u;
-        if (fast.units()[u].busy && fast.units()[u].pending == 0) {  // a ready time is kept from the last read on
+        if (fast.busy(u) && fast.units()[u].pending == 0) {  // a ready time is kept from the last read on
           ASSERT_EQ(fast.units()[u].ready_cycle, asked.units()[u].ready_cycle) << "cycle " << cycle << " unit " << u;
         }
       }
