@@ -88,12 +88,15 @@ bool OperandCollectors::allocate_for(ExecUnit unit, const WarpContext& warp, con
   }
   c.pending = static_cast<uint8_t>(reads);
   if (reads) {
+    // Its ready time is its reads' (every one at least a step later than
+    // now): the value left by the unit's last instruction, which left no
+    // later than now, is below any of them, so it needs no reset.
     ++reading_units_;
     set_bit(reading_, free_unit, true);
   } else {
+    c.ready_cycle = time(cycle, step) + 1;
     collect(free_unit);
   }
-  c.ready_cycle = time(cycle, step) + 1;
   return true;
 }
 

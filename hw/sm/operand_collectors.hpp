@@ -100,7 +100,8 @@ class OperandCollectors {
     std::array<uint16_t, kMaxSrcRegs> operands{};
     uint8_t pending = 0;  // bit k: the register of operands[k] not yet read
     // Operands present from then (the collectors' clock), once pending is 0
-    // (the built-in route's reads write it at the last read only).
+    // (the built-in route's reads write it at the last read only; before
+    // the first read it is left from the unit's last instruction).
     uint64_t ready_cycle = 0;
     uint64_t seq = 0;          // allocation order: oldest first in the pipeline registers
   };
