@@ -414,8 +414,8 @@ uint64_t SmCore::tick(uint64_t cycle) {
     return cycle + 1;
   }
   if (!completions_.empty()) note_wake(completions_.top_cycle());
-  if (!decoding_.empty()) note_wake(decoding_.front().visible);
-  if (!fill_waits_.empty()) note_wake(fill_waits_.top().ready);
+  note_wake(decoding_.first_visible);
+  note_wake(fill_waits_.first_ready);
   const bool time_wait = mechanism_.hooks->waits_on_time(cycle);
   const bool hook_wait = hook_wake_ != kNever && mechanism_.hooks->wake_ends_a_wait();
   if (wake_hint_ == kNever && !time_wait && !hook_wait && reads_in_flight_ == 0 && later_.empty()) {
@@ -1379,7 +1379,7 @@ template <bool kPlain>
 // --- decode: fetch groups whose instruction-cache hit latency has passed
 // become visible to issue (only with an instruction cache).
 void SmCore::decode() {
-  while (!decoding_.empty() && decoding_.front().visible <= now_) {
+  while (decoding_.first_visible <= now_) {
     const uint32_t slot = decoding_.front().slot;
     decoding_.pop_front();
     refresh<RefreshAfter::Decode>(slot);
@@ -1397,9 +1397,8 @@ void SmCore::decode() {
 // trace (docs/performance.md, "An inlining cliff").
 [[gnu::always_inline]] inline void SmCore::fetch() {
   uint32_t slots = spec_.fetch_per_cycle;
-  while (slots > 0 && !fill_waits_.empty() && fill_waits_.top().ready <= now_) {
-    const uint32_t slot = fill_waits_.top().warp;
-    fill_waits_.pop();
+  while (slots > 0 && fill_waits_.first_ready <= now_) {
+    const uint32_t slot = fill_waits_.pop();
     --slots;
     progress_ = true;
     start_decode(slot);

@@ -576,19 +576,23 @@ class SmCore : private MechanismMemoryPort {
     };
     std::vector<Entry> ring;  // warps_.size() entries
     uint32_t head = 0, count = 0;
+    // The front's visible cycle, kNever when empty: kept per push and pop so
+    // that a tick asks with one comparison whether a group is due (most
+    // ticks none is; the ring's own test was about 5 host instructions).
+    uint64_t first_visible = kNever;
 
-    bool empty() const { return count == 0; }
     const Entry& front() const { return ring[head]; }
     void pop_front() {
       if (++head == ring.size()) head = 0;
       --count;
+      first_visible = count == 0 ? kNever : ring[head].visible;
     }
     void push_back(uint64_t visible, uint32_t slot) {
       if (count == ring.size()) throw std::logic_error("SmCore: more groups decoding than warp slots");
       uint32_t at = head + count;
       if (at >= ring.size()) at -= static_cast<uint32_t>(ring.size());
       ring[at] = {visible, slot};
-      ++count;
+      if (count++ == 0) first_visible = visible;  // a later push is visible no sooner
     }
   };
   DecodingGroups decoding_;
@@ -600,7 +604,25 @@ class SmCore : private MechanismMemoryPort {
     uint32_t warp;
     bool operator>(const FillWait& o) const { return ready != o.ready ? ready > o.ready : seq > o.seq; }
   };
-  std::priority_queue<FillWait, std::vector<FillWait>, std::greater<FillWait>> fill_waits_;
+  struct FillWaits {
+    std::priority_queue<FillWait, std::vector<FillWait>, std::greater<FillWait>> queue;
+    // The first fill's ready cycle, kNever when none waits: kept per push
+    // and pop, for fetch()'s test each tick (as DecodingGroups::first_visible).
+    uint64_t first_ready = kNever;
+
+    void push(const FillWait& f) {
+      queue.push(f);
+      first_ready = queue.top().ready;
+    }
+    // The first warp to fetch, taken out.
+    uint32_t pop() {
+      const uint32_t warp = queue.top().warp;
+      queue.pop();
+      first_ready = queue.empty() ? kNever : queue.top().ready;
+      return warp;
+    }
+  };
+  FillWaits fill_waits_;
   uint64_t fill_wait_seq_ = 0;
   // A warp waiting for an instruction fill whose return is not decided yet
   // (FR-FCFS), with its place in the order of misses.
