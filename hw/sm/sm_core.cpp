@@ -1405,13 +1405,16 @@ void SmCore::decode() {
   }
   // Most cycles every buffer is full, decoding or waiting for its line:
   // nothing to scan for.
-  if (fetch_wanted_ == 0) return;
+  if (fetch_wanted_ == 0 || slots == 0) return;
   const uint32_t n = static_cast<uint32_t>(warps_.size());
   // The scan starts where the last cycle's fetches left off; fetch_rr_
   // moves as warps are fetched, so the scan keeps its own start (with
   // sm.fetch_per_cycle > 1 it would otherwise skip the slot after each).
   const uint32_t start = fetch_rr_;
-  for (uint32_t k = next_fetch_candidate(start, 0); k < n && slots > 0; k = next_fetch_candidate(start, k + 1)) {
+  // The next candidate is looked for only while a slot is left: with one
+  // fetch a cycle (fermi-gtx480, accelsim-qv100) that second look was about
+  // 15 host instructions a fetch, its answer never used.
+  for (uint32_t k = next_fetch_candidate(start, 0); k < n; k = next_fetch_candidate(start, k + 1)) {
     const uint32_t slot = (start + k) % n;
     Warp& w = warps_[slot];
     --slots;
@@ -1445,10 +1448,11 @@ void SmCore::decode() {
       refresh(slot);
       maybe_retire(slot);
     }
+    if (slots == 0) break;
   }
 }
 
-// Inline: fetch()'s scan calls it twice per fetched warp (pinned: see issue()).
+// Inline: fetch()'s scan calls it for each warp it fetches (pinned: see issue()).
 [[gnu::always_inline]] inline uint32_t SmCore::next_fetch_candidate(uint32_t start, uint32_t k) const {
   const uint32_t n = slots_.warps;  // warps_.size()
   if (n <= 64) {
