@@ -504,7 +504,8 @@ void SmCore::write_results(RouteOf&& route_of) {
     // whose Drain this refresh has always been the first to see (its last
     // issue refreshed it before note_if_exhausted marked it exhausted).
     const bool drain_unseen = warp.wait == StallReason::Fetch && warp.exhausted;
-    if (warp.wait == StallReason::Scoreboard || drain_unseen) refresh(c.warp);
+    if (warp.wait == StallReason::Scoreboard) refresh<RefreshAfter::ScoreboardWrite>(c.warp);
+    else if (drain_unseen) refresh(c.warp);
     else if (c.long_latency) update_view(c.warp);
     maybe_retire(c.warp);
   }
@@ -996,9 +997,14 @@ template <SmCore::RefreshAfter kAfter>
 [[gnu::always_inline]] inline StallReason SmCore::blocking_reason(const Warp& w) const {
   constexpr bool kPlainIssue = kAfter == RefreshAfter::PlainIssue;
   constexpr bool kDecode = kAfter == RefreshAfter::Decode;
-  if (!kPlainIssue && w.at_barrier) return StallReason::Barrier;
-  if (!kDecode && w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
-  if (!kPlainIssue && !kDecode && w.ib_visible > now_) return StallReason::Fetch;  // still in the instruction cache or decode
+  // After a writeback to a warp that waited on the scoreboard, every test
+  // before the scoreboard's passed at the refresh that recorded that wait,
+  // and only events that refresh the warp change them.
+  constexpr bool kPastScoreboardWait = kAfter == RefreshAfter::ScoreboardWrite;
+  if (!kPlainIssue && !kPastScoreboardWait && w.at_barrier) return StallReason::Barrier;
+  if (!kDecode && !kPastScoreboardWait && w.ib_count == 0) return w.exhausted ? StallReason::Drain : StallReason::Fetch;
+  if (!kPlainIssue && !kDecode && !kPastScoreboardWait && w.ib_visible > now_)
+    return StallReason::Fetch;  // still in the instruction cache or decode
   // A pending write belongs to an issued instruction not yet written back:
   // with none in flight the scoreboard is empty.
   if (!kPlainIssue && w.in_flight == 0) return StallReason::None;
@@ -1038,7 +1044,9 @@ template <SmCore::RefreshAfter kAfter>
   Warp& w = warps_[slot];
   const bool valid = kAfter != RefreshAfter::AnyEvent || w.valid;
   const bool counted = kAfter != RefreshAfter::AnyEvent || w.counted;
-  const StallReason was = kAfter == RefreshAfter::PlainIssue ? StallReason::None : w.wait;
+  const StallReason was = kAfter == RefreshAfter::PlainIssue        ? StallReason::None
+                          : kAfter == RefreshAfter::ScoreboardWrite ? StallReason::Scoreboard
+                                                                    : w.wait;
   const StallReason wait = valid ? blocking_reason<kAfter>(w) : StallReason::NoWarp;
   const uint8_t need = wait == StallReason::None ? static_cast<uint8_t>(pipeline_need(w.head())) : 0;
   // Most events leave a warp's reason as it was (an operand of several

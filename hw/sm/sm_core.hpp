@@ -376,10 +376,12 @@ class SmCore : private MechanismMemoryPort {
   // was counted ready, is at no barrier, the rest of its fetch group is as
   // visible as the head it issued, and that instruction is in flight.
   // Decode (decode()): the warp is valid and counted, and its buffer holds
-  // the group that just became visible.
+  // the group that just became visible. ScoreboardWrite (writeback()): the
+  // warp waited on the scoreboard (so it is valid and counted, at no
+  // barrier, its head visible) and a result of it was written.
   // (Pinned inline here, where each use sees it: on the definition alone the
   // pin does not hold for a template used before it, as writeback is.)
-  enum class RefreshAfter : uint8_t { AnyEvent, PlainIssue, Decode };
+  enum class RefreshAfter : uint8_t { AnyEvent, PlainIssue, Decode, ScoreboardWrite };
   template <RefreshAfter kAfter = RefreshAfter::AnyEvent>
   [[gnu::always_inline]] inline void refresh(uint32_t slot);
   // refresh() less the view (update_view()).
