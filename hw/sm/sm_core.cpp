@@ -445,14 +445,20 @@ void SmCore::writeback() {
   // no claim), is compiled into the loop with its answers known (never a
   // retry, always the register file); any other route is asked per
   // destination.
+  // The baseline's inert gate, whose hook is never called, is compiled in
+  // with it.
   const uint32_t banks = mechanism_.route->interleaved_banks_within(arbitrator_.unclaimed_register_banks());
-  if (banks != 0)
-    write_results<true>([banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); });
+  const auto interleaved = [banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); };
+  if (banks != 0 && inert_gate_)
+    write_results<true, true>(interleaved);
+  else if (banks != 0)
+    write_results<true, false>(interleaved);
   else
-    write_results<false>([this](const WarpContext& w, uint16_t reg) { return mechanism_.route->route_of(w, reg, true, now_); });
+    write_results<false, false>(
+        [this](const WarpContext& w, uint16_t reg) { return mechanism_.route->route_of(w, reg, true, now_); });
 }
 
-template <bool kInterleaved, class RouteOf>
+template <bool kInterleaved, bool kInertGate, class RouteOf>
 void SmCore::write_results(RouteOf&& route_of) {
   // Taken in one batch: what the loop pushes (a retry) is due next cycle.
   completions_.take_due(now_, due_completions_);
@@ -474,7 +480,7 @@ void SmCore::write_results(RouteOf&& route_of) {
         if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
       }
       warp.pending_writes.reset(c.dst[written]);
-      if (!inert_gate_) mechanism_.hooks->register_written(warp.ctx, c.dst[written]);
+      if (!kInertGate && !inert_gate_) mechanism_.hooks->register_written(warp.ctx, c.dst[written]);
     }
     if (written < c.num_dst) {
       // Part of the result is written: the warp may be ready now (when all

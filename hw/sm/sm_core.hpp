@@ -269,8 +269,9 @@ class SmCore : private MechanismMemoryPort {
   void track_allocation();
   void writeback();
   // writeback() with `route_of(warp, reg)` as the route of a destination.
-  // kInterleaved: as for OperandCollectors::read_units.
-  template <bool kInterleaved, class RouteOf>
+  // kInterleaved: as for OperandCollectors::read_units; kInertGate: the
+  // gate is known inert (inert_gate_), otherwise it is asked.
+  template <bool kInterleaved, bool kInertGate, class RouteOf>
   void write_results(RouteOf&& route_of);
   void ldst_step();
   void dispatch();
