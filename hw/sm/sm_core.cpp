@@ -513,7 +513,7 @@ void SmCore::write_results(RouteOf&& route_of) {
     if (warp.wait == StallReason::Scoreboard) refresh<RefreshAfter::ScoreboardWrite>(c.warp);
     else if (drain_unseen) refresh(c.warp);
     else if (c.long_latency) update_view(c.warp);
-    maybe_retire(c.warp);
+    maybe_retire</*kValid=*/true>(c.warp);  // it had this result in flight
   }
 }
 
@@ -1607,9 +1607,10 @@ void SmCore::release_barrier(Cta& cta) {
 // Inline: a test after every issue, fetch and writeback (retire_warp() is rare);
 // pinned, as the link-time inliner made it a call of its own when
 // exec_unit_of() became a table lookup (+17 M host instructions on the bench trace).
+template <bool kValid>
 [[gnu::always_inline]] inline void SmCore::maybe_retire(uint32_t warp) {
   const Warp& w = warps_[warp];
-  if (w.valid && w.stream_done && w.ib_count == 0 && w.in_flight == 0) retire_warp(warp);
+  if ((kValid || w.valid) && w.stream_done && w.ib_count == 0 && w.in_flight == 0) retire_warp(warp);
 }
 
 void SmCore::retire_warp(uint32_t warp) {

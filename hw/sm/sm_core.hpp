@@ -394,7 +394,11 @@ class SmCore : private MechanismMemoryPort {
   StallReason blocking_reason(const Warp& w) const;
   // Retires warp `warp` if it is drained (tested after every issue, fetch
   // and writeback; the retirement itself is rare).
-  void maybe_retire(uint32_t warp);
+  // kValid: the caller knows the warp is valid (a warp retires only with
+  // nothing in flight). (Pinned here, as refresh() is: writeback's template
+  // uses it before its definition.)
+  template <bool kValid = false>
+  [[gnu::always_inline]] inline void maybe_retire(uint32_t warp);
   void retire_warp(uint32_t warp);
   void retire_cta(uint32_t cta_slot);
   void note_wake(uint64_t cycle) {
