@@ -151,7 +151,7 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
   // the unit's fields, so it would reload and store those at every request.
   bool granted = false;
   uint32_t route_retries = 0;
-  auto read_unit = [&](uint32_t u) {
+  visit_set_bits_from(reading_, num_units_, rotation_, [&](uint32_t u) {
     CollectorUnit& c = units_[u];
     // The built-in route adds no cycles, so its last read is its latest
     // value (an earlier read or the allocation is at most as late): the
@@ -190,29 +190,8 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
       set_bit(reading_, u, false);
       mark_collected(c);
     }
-  };
-  if (num_units_ <= 64) {
-    // One word: the units from rotation_ (below num_units_) up, then those
-    // below it, in one loop so that read_unit is compiled once (twice, it
-    // set up its registers again for the second half).
-    const uint64_t word = reading_[0];
-    const uint64_t from_rotation = ~uint64_t{0} << rotation_;
-    uint64_t scan = word & from_rotation, below = word & ~from_rotation;
-    for (;;) {
-      if (scan == 0) {
-        if (below == 0) break;
-        scan = below;
-        below = 0;
-      }
-      read_unit(static_cast<uint32_t>(__builtin_ctzll(scan)));
-      scan &= scan - 1;
-    }
-  } else {
-    visit_set_bits_from(reading_, num_units_, rotation_, [&](uint32_t u) {
-      read_unit(u);
-      return false;
-    });
-  }
+    return false;
+  });
   if (granted && ++rotation_ == num_units_) rotation_ = 0;
   return {granted, route_retries};
 }
