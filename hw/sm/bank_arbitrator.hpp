@@ -97,16 +97,29 @@ class BankArray {
     uint64_t reads = 0, writes = 0, conflicts = 0;
   };
   // kMayBeClaimed false: the caller knows the group holds no claim.
-  template <bool kMayBeClaimed = true>
+  // kSinglePort: the caller knows ports_ is 1, so a bank granted in `cycle`
+  // is taken whatever its ports_used and last_step say (see grant).
+  template <bool kMayBeClaimed = true, bool kSinglePort = false>
   bool taken(uint32_t bank, uint64_t cycle, uint32_t step = ~0u) const {
     const Bank& b = banks_[bank];
-    if (b.granted == cycle && (b.ports_used >= ports_ || b.last_step == step)) return true;
+    if (b.granted == cycle && (kSinglePort || b.ports_used >= ports_ || b.last_step == step)) return true;
     // cycle - claim_first_ wraps to a huge number before the claim starts.
     return kMayBeClaimed && claim_cycles_ && cycle - claim_first_ < claim_cycles_[bank];
   }
   // Takes one port of `bank` (not taken) in `cycle` (step `step` of it).
+  // kSinglePort (ports_ is 1): a bank not taken was not granted in the
+  // cycle, and its one port is now used. Its last_step is not stored: it is
+  // read only while ports_used < ports_, never once a single port is used
+  // (a grant per register read spared the store, and the read of ports_used
+  // at each refusal).
+  template <bool kSinglePort = false>
   void grant(uint32_t bank, uint64_t cycle, uint32_t step = ~0u) {
     Bank& b = banks_[bank];
+    if (kSinglePort) {
+      b.granted = cycle;
+      b.ports_used = 1;
+      return;
+    }
     if (b.granted != cycle) {
       b.granted = cycle;
       b.ports_used = 0;
@@ -180,8 +193,12 @@ class BankArbitrator {
   // this once per stage, spares its operand reads and result writes the
   // bank check and the claim test (five host instructions each, 7.6 M
   // accesses on the bench trace).
+  // kSinglePort: the caller knows the register file's banks have one port
+  // each (register_file().ports() is 1, as sm.register_bank_ports is on most
+  // configs).
+  template <bool kSinglePort = false>
   bool request_register_file(uint32_t bank, bool is_write, uint64_t cycle, uint32_t step = kAnyStep) {
-    return request_existing<false>(BankGroup::RegisterFile, bank, is_write, cycle, step);
+    return request_existing<false, kSinglePort>(BankGroup::RegisterFile, bank, is_write, cycle, step);
   }
   // The register file's banks, or 0 once a claim was put on them (none of
   // the SM's structures claims them; a claim holds until replaced).
@@ -221,16 +238,16 @@ class BankArbitrator {
  private:
   bool request_remote(uint16_t bank, bool is_write, uint64_t cycle, uint32_t step);
   // request() of a bank `group` has, not of RemoteRegisterFile
-  // (kMayBeClaimed: as for BankArray::taken).
-  template <bool kMayBeClaimed = true>
+  // (kMayBeClaimed, kSinglePort: as for BankArray::taken).
+  template <bool kMayBeClaimed = true, bool kSinglePort = false>
   bool request_existing(BankGroup group, uint32_t bank, bool is_write, uint64_t cycle, uint32_t step) {
     BankArray& a = groups_[static_cast<unsigned>(group)];
     BankArray::Probes& p = cycle_probes_.groups[static_cast<unsigned>(group)];
-    if (a.taken<kMayBeClaimed>(bank, cycle, step)) {
+    if (a.taken<kMayBeClaimed, kSinglePort>(bank, cycle, step)) {
       refuse(a, p, bank);
       return false;
     }
-    a.grant(bank, cycle, step);
+    a.grant<kSinglePort>(bank, cycle, step);
     // (Without kMayBeClaimed the group is the register file.)
     if (kMayBeClaimed && group != BankGroup::RegisterFile) a.last_grant_ = cycle;
     serve(a, p, bank, is_write);

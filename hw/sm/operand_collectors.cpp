@@ -122,14 +122,19 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
   // add cycles: its loop is compiled with those answers known (read()
   // 116 M -> 90 M host instructions on hotspot --ctas 45). Any other route
   // is asked per operand.
+  // Register banks of one port (sm.register_bank_ports 1, most configs)
+  // have a loop of their own: a grant stores less, and a refusal reads less.
   const uint32_t banks = route.interleaved_banks_within(arbitrator.unclaimed_register_banks());
-  if (banks != 0)
-    return read_units<true>(cycle, step, arbitrator, [banks](const CollectorUnit& c, uint32_t i) {
+  if (banks != 0) {
+    const auto bank_of = [banks](const CollectorUnit& c, uint32_t i) {
       return RegisterRoute::interleaved_bank(c.warp, c.operands[i], banks);
-    });
+    };
+    if (arbitrator.register_file().ports() == 1) return read_units<true, true>(cycle, step, arbitrator, bank_of);
+    return read_units<true, false>(cycle, step, arbitrator, bank_of);
+  }
   uint32_t most_extra_cycles = 0;  // for delayed_reads_ready_by_ (an ungranted read's count only widens the bound)
   const ReadResult result =
-      read_units<false>(cycle, step, arbitrator, [&route, cycle, &most_extra_cycles](const CollectorUnit& c, uint32_t i) {
+      read_units<false, false>(cycle, step, arbitrator, [&route, cycle, &most_extra_cycles](const CollectorUnit& c, uint32_t i) {
         const OperandRoute r = route.route_of(c.warp, c.operands[i], /*is_write=*/false, cycle);
         most_extra_cycles = std::max<uint32_t>(most_extra_cycles, r.extra_cycles);
         return r;
@@ -140,7 +145,7 @@ OperandCollectors::ReadResult OperandCollectors::read(uint64_t cycle, RegisterRo
   return result;
 }
 
-template <bool kInterleaved, class RouteOf>
+template <bool kInterleaved, bool kSinglePort, class RouteOf>
 OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint32_t step, BankArbitrator& arbitrator,
                                                             RouteOf&& route_of) {
   const uint64_t now = time(cycle, step);
@@ -166,7 +171,7 @@ OperandCollectors::ReadResult OperandCollectors::read_units(uint64_t cycle, uint
       const uint32_t i = static_cast<uint32_t>(__builtin_ctz(unread));
       if constexpr (kInterleaved) {
         const uint32_t bank = route_of(static_cast<const CollectorUnit&>(c), i);
-        if (arbitrator.request_register_file(bank, /*is_write=*/false, cycle, bank_step)) {
+        if (arbitrator.request_register_file<kSinglePort>(bank, /*is_write=*/false, cycle, bank_step)) {
           granted = true;
           continue;
         }

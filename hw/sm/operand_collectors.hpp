@@ -173,8 +173,9 @@ class OperandCollectors {
  private:
   // kInterleaved: route_of is RegisterRoute::interleaved_bank over banks the
   // register file has (BankArbitrator::request_register_file); otherwise it
-  // answers an OperandRoute.
-  template <bool kInterleaved, class RouteOf>
+  // answers an OperandRoute. kSinglePort (with kInterleaved only): the
+  // register file's banks have one port each.
+  template <bool kInterleaved, bool kSinglePort, class RouteOf>
   ReadResult read_units(uint64_t cycle, uint32_t step, BankArbitrator& arbitrator, RouteOf&& route_of);
 
   std::vector<CollectorUnit> units_;

@@ -265,6 +265,33 @@ TEST(BankArbitrator, RemoteAccessesUseTheNeighboursPorts) {
   EXPECT_EQ(sm0.group(BankGroup::RemoteRegisterFile).conflicts(3), 1u);
 }
 
+TEST(BankArbitrator, ASinglePortGrantTakesTheBankForEveryLaterRequestOfTheCycle) {
+  // The operand reads' single-port path (request_register_file<true>) stores
+  // neither the grant's step nor a count from zero: the general path must
+  // still see the bank taken in that cycle, in any step, by a write, by the
+  // neighbour's remote access, and free again in the next cycle.
+  BankArbitrator sm0(16, 32), sm1(16, 32);
+  sm1.attach_neighbour(sm0);
+  EXPECT_EQ(sm0.register_file().ports(), 1u);
+  EXPECT_TRUE(sm0.request_register_file<true>(3, false, 5, 0));
+  EXPECT_TRUE(sm0.taken(BankGroup::RegisterFile, 3, 5));
+  EXPECT_FALSE(sm0.request(BankGroup::RegisterFile, 3, true, 5));
+  EXPECT_FALSE(sm0.request(BankGroup::RegisterFile, 3, false, 5, 1));
+  EXPECT_FALSE(sm1.request(BankGroup::RemoteRegisterFile, 3, false, 5));
+  EXPECT_FALSE(sm0.request_register_file<true>(3, false, 5, 0));
+  EXPECT_FALSE(sm0.request_register_file(3, false, 5));
+  // A bank the general path granted first is taken to the single-port path.
+  EXPECT_TRUE(sm0.request(BankGroup::RegisterFile, 4, true, 5));
+  EXPECT_FALSE(sm0.request_register_file<true>(4, false, 5, 0));
+  EXPECT_TRUE(sm0.request_register_file<true>(3, false, 6, 0));
+  EXPECT_TRUE(sm0.request_register_file<true>(4, false, 6, 0));
+  EXPECT_EQ(sm0.register_file().reads(3), 2u);
+  EXPECT_EQ(sm0.register_file().conflicts(3), 4u);
+  EXPECT_EQ(sm0.register_file().conflicts(4), 1u);
+  EXPECT_EQ(sm1.group(BankGroup::RemoteRegisterFile).conflicts(3), 1u);
+  EXPECT_TRUE(sm0.granted_any(BankGroup::RegisterFile, 6));
+}
+
 TEST(BankArbitrator, ARegisterBankNeedsAPort) {
   EXPECT_THROW(BankArbitrator(16, 32, 0), std::logic_error);
 }

@@ -221,16 +221,17 @@ struct AskedInterleavedRoute : RegisterRoute {
 // Two collectors and arbitrators, one read through the default route (its
 // loop in read() knows the route), the other through the same mapping asked
 // per operand; random instructions of random warps, with writes taking banks
-// first in some cycles, 2 ports a bank: every unit's pending set, and the
-// ready cycle of every unit that has read its operands, agree after every
-// step, and every bank's counts at the end.
-void expect_interleaved_reads_as_asked(bool pipeline_registers) {
+// first in some cycles, `ports` ports a bank (read() has a loop of its own
+// for one): every unit's pending set, and the ready cycle of every unit that
+// has read its operands, agree after every step, and every bank's counts at
+// the end.
+void expect_interleaved_reads_as_asked(bool pipeline_registers, uint32_t ports) {
   SmSpec spec;
   spec.pipeline_registers = pipeline_registers;
-  spec.register_bank_ports = 2;
+  spec.register_bank_ports = ports;
   OperandCollectors fast(spec), asked(spec);
-  BankArbitrator fast_arb(spec.register_banks, spec.scratchpad_banks, 2),
-      asked_arb(spec.register_banks, spec.scratchpad_banks, 2);
+  BankArbitrator fast_arb(spec.register_banks, spec.scratchpad_banks, ports),
+      asked_arb(spec.register_banks, spec.scratchpad_banks, ports);
   const std::unique_ptr<RegisterRoute> fast_route = make_default_route(spec.register_banks);
   AskedInterleavedRoute asked_route(spec.register_banks);
   std::mt19937 rng(5);
@@ -276,10 +277,15 @@ void expect_interleaved_reads_as_asked(bool pipeline_registers) {
   EXPECT_GT(fast_arb.register_file().total_conflicts(), 0u);  // the banks were contended
 }
 
-TEST(CollectorsInterleavedRoute, ReadsAsTheSameRouteAskedPerOperand) { expect_interleaved_reads_as_asked(false); }
+TEST(CollectorsInterleavedRoute, ReadsAsTheSameRouteAskedPerOperand) { expect_interleaved_reads_as_asked(false, 2); }
 
 TEST(CollectorsInterleavedRoute, ReadsAsTheSameRouteAskedPerOperandInPipelineRegisterSteps) {
-  expect_interleaved_reads_as_asked(true);
+  expect_interleaved_reads_as_asked(true, 2);
+}
+
+TEST(CollectorsInterleavedRoute, ReadsAsTheSameRouteAskedPerOperandFromSinglePortedBanks) {
+  expect_interleaved_reads_as_asked(false, 1);
+  expect_interleaved_reads_as_asked(true, 1);
 }
 
 }  // namespace
