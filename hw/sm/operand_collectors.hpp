@@ -242,6 +242,11 @@ uint64_t OperandCollectors::dispatch(uint64_t cycle, Leave&& leave, Takes&& take
     for (uint64_t waiting = collected; waiting; waiting &= waiting - 1) {
       const uint32_t bit = static_cast<uint32_t>(__builtin_ctzll(waiting));
       CollectorUnit& c = units_[pool_begin_[pool] + bit];
+      // Every unit of the pool is of its type (fixed when built). Said to
+      // the compiler, it lets leave() and takes() find their per-type state
+      // (an OC_EX register, its bit) at the unrolled pool's fixed place
+      // instead of from the unit's field at run time.
+      if (c.unit != static_cast<ExecUnit>(pool)) __builtin_unreachable();
       if (c.ready_cycle > now) {
         if (c.ready_cycle < next_ready) next_ready = c.ready_cycle;
         continue;

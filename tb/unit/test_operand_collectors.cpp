@@ -199,6 +199,18 @@ TEST_F(CollectorsTest, APoolThatTakesNoneIsPassedOverOnlyOnceNoUnitWaitsForItsOp
   EXPECT_EQ(offered, std::vector<size_t>{6});
 }
 
+TEST_F(CollectorsTest, EachUnitIsOfItsPoolsType) {
+  // dispatch() tells the compiler so: its callers find an offered unit's
+  // per-type state (OC_EX register, pipelines) from the pool it visits.
+  ASSERT_EQ(oc.units().size(), spec.oc_units_sp + spec.oc_units_sfu + spec.oc_units_mem);
+  for (uint32_t u = 0; u < oc.units().size(); ++u) {
+    const ExecUnit expected = u < spec.oc_units_sp                       ? ExecUnit::Sp
+                              : u < spec.oc_units_sp + spec.oc_units_sfu ? ExecUnit::Sfu
+                                                                         : ExecUnit::Mem;
+    EXPECT_EQ(oc.units()[u].unit, expected) << "unit " << u;
+  }
+}
+
 TEST(ExecUnitOf, SfuToTheSfusMemoryToTheLdstUnitTheRestToTheSps) {
   for (unsigned k = 0; k < kNumOpClasses; ++k) {
     const auto op = static_cast<OpClass>(k);
