@@ -333,15 +333,18 @@ class CalendarQueue {
   }
 
   static constexpr uint64_t kNone = ~uint64_t{0};
-  std::array<Bucket, kBuckets> buckets_;
-  uint64_t occupied_ = 0;  // bit b: bucket b holds an entry
-  size_t near_count_ = 0;
-  uint64_t base_ = 0;    // first cycle of the ring's window
-  uint64_t cursor_ = 0;  // no ring entry is earlier (cursor_ >= base_)
+  // The scalars first, in the object's first line: a cycle with nothing due
+  // reads no_entry_before_ alone, and an owner that places the queue right
+  // after its own per-cycle fields (SmCore) finds it among them.
   // No entry is earlier than this (a lower bound, exact after a search that
   // found nothing due; kNone: the queue is empty), so that pop_due() in a
   // cycle with nothing due costs a comparison.
   uint64_t no_entry_before_ = kNone;
+  uint64_t occupied_ = 0;  // bit b: bucket b holds an entry
+  size_t near_count_ = 0;
+  uint64_t base_ = 0;    // first cycle of the ring's window
+  uint64_t cursor_ = 0;  // no ring entry is earlier (cursor_ >= base_)
+  std::array<Bucket, kBuckets> buckets_;
   FarQueue<T, kBuckets> far_;
 };
 

@@ -153,6 +153,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       // writeback register m_next_wb the cycle after it is ready, and the
       // writeback stage of the next cycle writes it.
       result_to_writeback_(spec_.pipeline_registers ? 2 : 0),
+      num_schedulers_(spec_.num_schedulers),
+      fetch_per_cycle_(spec_.fetch_per_cycle),
       warps_(slots.warps),
       ctas_(slots.ctas),
       line_bytes_(request_line_bytes(gpu)),
@@ -206,7 +208,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
 SmCore::~SmCore() = default;
 
 void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher) {
-  if (resident_ctas_ != 0 || !completions_.empty() || ldst_.busy || reads_in_flight_ != 0)
+  if (resident_ctas_ != 0 || !completions_.empty() || ldst_busy_ || reads_in_flight_ != 0)
     throw std::logic_error("SmCore::begin_kernel: the previous kernel has not drained");
   kernel_ = &kernel;
   settle_residency();  // the allocation's tracking may change with the mechanism
@@ -408,7 +410,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   probes_.resident_ctas = resident_ctas_;
   probes_.active_warps = resident_warps_;
 
-  if (resident_warps_ == 0 && completions_.empty() && !ldst_.busy) return kNever;
+  if (resident_warps_ == 0 && completions_.empty() && !ldst_busy_) return kNever;
   if (progress_) {
     refusal_only_cycles_ = 0;
     return cycle + 1;
@@ -544,7 +546,7 @@ void SmCore::start_ldst(const OperandCollectors::CollectorUnit& c) {
     schedule_completion(c.warp.slot, inst, t.data_ready, false);
     return;
   }
-  ldst_.busy = true;
+  ldst_busy_ = true;
   ldst_.warp = c.warp.slot;
   // The lane addresses are coalesced here, from the collector's copy, and
   // never read again: the 256 bytes of them stay behind (copying them was
@@ -562,7 +564,7 @@ void SmCore::start_ldst(const OperandCollectors::CollectorUnit& c) {
 }
 
 void SmCore::ldst_step() {
-  if (!ldst_.busy) return;
+  if (!ldst_busy_) return;
   if (now_ < ldst_.mshr_wait_until) {
     // Nothing else can free an L1 MSHR (kNever: a deferred fill's decision will).
     if (ldst_.mshr_wait_until != kNever) note_wake(ldst_.mshr_wait_until);
@@ -617,7 +619,7 @@ void SmCore::ldst_step() {
     }
   }
   if (ldst_.next_line < ldst_.lines.size()) return;
-  ldst_.busy = false;
+  ldst_busy_ = false;
   if (load) {
     finish_load();
   } else {
@@ -827,7 +829,7 @@ void SmCore::dispatch() {
       return false;
     }
     if (c.unit == ExecUnit::Mem) {
-      if (ldst_.busy) return false;  // ldst_step() runs every cycle while busy
+      if (ldst_busy_) return false;  // ldst_step() runs every cycle while busy
       *pipe = now_ + 1;
       start_ldst(c);
     } else {
@@ -872,7 +874,7 @@ void SmCore::execute() {
   // register is not visited (0.39 M of the bench trace's 3.01 M visits),
   // and the visit would have noted no wake-up: its one pipeline
   // (sm.ldst_units is 1) was held only for the cycle its access started in.
-  const uint32_t ldst_waits = uint32_t{ldst_.busy} << static_cast<unsigned>(ExecUnit::Mem);
+  const uint32_t ldst_waits = uint32_t{ldst_busy_} << static_cast<unsigned>(ExecUnit::Mem);
   const uint32_t filled = oc_ex_filled_ & ~ldst_waits;
   if (filled == 0) return;
   // Unrolled, in unit order (SP, SFU, LDST): each unit's register,
@@ -897,7 +899,7 @@ void SmCore::execute() {
       }
       const OperandCollectors::CollectorUnit& c = waiting.oldest();
       if (static_cast<ExecUnit>(u) == ExecUnit::Mem) {
-        if (ldst_.busy) continue;  // ldst_step() progresses every cycle while busy
+        if (ldst_busy_) continue;  // ldst_step() progresses every cycle while busy
         pipes[p] = now_ + 1;
         start_ldst(c);
       } else {
@@ -1122,7 +1124,7 @@ bool SmCore::may_issue_any(size_t scheduler) const {
 
 template <class Visit>
 bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, Visit&& visit) const {
-  const uint32_t n = spec_.num_schedulers;
+  const uint32_t n = num_schedulers_;
   const uint32_t list_size = sched_warps_[scheduler].size;
   const uint32_t start = last_position < list_size ? last_position + 1 : 0;
   return visit_set_bits_from(sched_warps_[scheduler].ready_bits, list_size, start,
@@ -1175,7 +1177,7 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
     if (list.gate_refused) {
       refusal_shown_ = true;
       for (uint32_t slot = static_cast<uint32_t>(s); list.gate_refused && slot < warps_.size();
-           slot += spec_.num_schedulers)
+           slot += num_schedulers_)
         if (warps_[slot].gate_refused) {
           warps_[slot].gate_refused = false;
           --list.gate_refused;
@@ -1410,7 +1412,7 @@ void SmCore::decode() {
 // moved 7 to 11 M host instructions on hotspot and up to 65 M on the bench
 // trace (docs/performance.md, "An inlining cliff").
 [[gnu::always_inline]] inline void SmCore::fetch() {
-  uint32_t slots = spec_.fetch_per_cycle;
+  uint32_t slots = fetch_per_cycle_;
   while (slots > 0 && fill_waits_.first_ready <= now_) {
     const uint32_t slot = fill_waits_.pop();
     --slots;

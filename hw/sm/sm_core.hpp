@@ -445,6 +445,7 @@ class SmCore : private MechanismMemoryPort {
   uint32_t resident_ctas_ = 0;
   uint32_t resident_warps_ = 0;
   bool barrier_to_open_ = false;  // a CTA's barrier opens at the start of the next cycle (compact timing)
+  bool ldst_busy_ = false;        // the LDST unit holds an instruction (ldst_): asked every tick
   uint32_t oc_ex_filled_ = 0;  // bit u: oc_ex_[u] holds an instruction
   uint32_t route_retries_this_cycle_ = 0;  // operand reads the route deferred in the last tick
   uint32_t fetch_rr_ = 0;
@@ -459,6 +460,81 @@ class SmCore : private MechanismMemoryPort {
   const uint32_t first_scheduler_mask_;
   const bool first_scheduler_by_division_;
   const uint32_t result_to_writeback_;  // a result ready at c is written at c + this (2 or 0)
+  // sm.num_schedulers and sm.fetch_per_cycle, read by every issue and fetch:
+  // here, not a line of the spec's each.
+  const uint32_t num_schedulers_;
+  const uint32_t fetch_per_cycle_;
+
+  // What every tick asks of its due events, next to the scalars above (a
+  // line each fewer to miss): the first cycles of the decoding groups and of
+  // the fill waits, and the completions' first-cycle bound (CalendarQueue
+  // keeps its scalars before its buckets).
+  // Fetch groups read from the instruction cache, waiting out its hit
+  // latency: (first cycle issue may see them, warp slot), in fetch order,
+  // which is also the order of those cycles.
+  // A warp has at most one group decoding (it is fetched only with an empty
+  // buffer, and empties it only by issuing what is visible), so a ring of
+  // one entry per warp slot holds them all: no deque allocation per group.
+  struct DecodingGroups {
+    struct Entry {
+      uint64_t visible;  // first cycle issue may see the group
+      uint32_t slot;
+    };
+    std::vector<Entry> ring;  // warps_.size() entries
+    uint32_t head = 0, count = 0;
+    // The front's visible cycle, kNever when empty: kept per push and pop so
+    // that a tick asks with one comparison whether a group is due (most
+    // ticks none is; the ring's own test was about 5 host instructions).
+    uint64_t first_visible = kNever;
+
+    const Entry& front() const { return ring[head]; }
+    void pop_front() {
+      if (++head == ring.size()) head = 0;
+      --count;
+      first_visible = count == 0 ? kNever : ring[head].visible;
+    }
+    void push_back(uint64_t visible, uint32_t slot) {
+      if (count == ring.size()) throw std::logic_error("SmCore: more groups decoding than warp slots");
+      uint32_t at = head + count;
+      if (at >= ring.size()) at -= static_cast<uint32_t>(ring.size());
+      ring[at] = {visible, slot};
+      if (count++ == 0) first_visible = visible;  // a later push is visible no sooner
+    }
+  };
+  DecodingGroups decoding_;
+  // Warps whose fetch waits for an instruction-cache line fill, served in
+  // the order the fills return (then in the order the warps missed).
+  struct FillWait {
+    uint64_t ready;
+    uint64_t seq;
+    uint32_t warp;
+    bool operator>(const FillWait& o) const { return ready != o.ready ? ready > o.ready : seq > o.seq; }
+  };
+  struct FillWaits {
+    std::priority_queue<FillWait, std::vector<FillWait>, std::greater<FillWait>> queue;
+    // The first fill's ready cycle, kNever when none waits: kept per push
+    // and pop, for fetch()'s test each tick (as DecodingGroups::first_visible).
+    uint64_t first_ready = kNever;
+
+    void push(const FillWait& f) {
+      queue.push(f);
+      first_ready = queue.top().ready;
+    }
+    // The first warp to fetch, taken out.
+    uint32_t pop() {
+      const uint32_t warp = queue.top().warp;
+      queue.pop();
+      first_ready = queue.empty() ? kNever : queue.top().ready;
+      return warp;
+    }
+  };
+  FillWaits fill_waits_;
+  uint64_t fill_wait_seq_ = 0;
+  CalendarQueue<Completion> completions_;
+  // The completions a writeback takes (CalendarQueue::take_due), kept for
+  // their storage.
+  std::vector<Completion> due_completions_;
+  uint64_t completion_seq_ = 0;
 
   std::vector<Warp> warps_;
   std::vector<Cta> ctas_;
@@ -564,73 +640,6 @@ class SmCore : private MechanismMemoryPort {
   uint32_t refusal_only_cycles_ = 0;
   std::vector<uint32_t> sched_order_;
   std::array<std::vector<uint64_t>, kNumExecUnits> unit_next_free_;  // per ExecUnit, per pipeline
-  CalendarQueue<Completion> completions_;
-  // The completions a writeback takes (CalendarQueue::take_due), kept for
-  // their storage.
-  std::vector<Completion> due_completions_;
-  uint64_t completion_seq_ = 0;
-
-  // Fetch groups read from the instruction cache, waiting out its hit
-  // latency: (first cycle issue may see them, warp slot), in fetch order,
-  // which is also the order of those cycles.
-  // A warp has at most one group decoding (it is fetched only with an empty
-  // buffer, and empties it only by issuing what is visible), so a ring of
-  // one entry per warp slot holds them all: no deque allocation per group.
-  struct DecodingGroups {
-    struct Entry {
-      uint64_t visible;  // first cycle issue may see the group
-      uint32_t slot;
-    };
-    std::vector<Entry> ring;  // warps_.size() entries
-    uint32_t head = 0, count = 0;
-    // The front's visible cycle, kNever when empty: kept per push and pop so
-    // that a tick asks with one comparison whether a group is due (most
-    // ticks none is; the ring's own test was about 5 host instructions).
-    uint64_t first_visible = kNever;
-
-    const Entry& front() const { return ring[head]; }
-    void pop_front() {
-      if (++head == ring.size()) head = 0;
-      --count;
-      first_visible = count == 0 ? kNever : ring[head].visible;
-    }
-    void push_back(uint64_t visible, uint32_t slot) {
-      if (count == ring.size()) throw std::logic_error("SmCore: more groups decoding than warp slots");
-      uint32_t at = head + count;
-      if (at >= ring.size()) at -= static_cast<uint32_t>(ring.size());
-      ring[at] = {visible, slot};
-      if (count++ == 0) first_visible = visible;  // a later push is visible no sooner
-    }
-  };
-  DecodingGroups decoding_;
-  // Warps whose fetch waits for an instruction-cache line fill, served in
-  // the order the fills return (then in the order the warps missed).
-  struct FillWait {
-    uint64_t ready;
-    uint64_t seq;
-    uint32_t warp;
-    bool operator>(const FillWait& o) const { return ready != o.ready ? ready > o.ready : seq > o.seq; }
-  };
-  struct FillWaits {
-    std::priority_queue<FillWait, std::vector<FillWait>, std::greater<FillWait>> queue;
-    // The first fill's ready cycle, kNever when none waits: kept per push
-    // and pop, for fetch()'s test each tick (as DecodingGroups::first_visible).
-    uint64_t first_ready = kNever;
-
-    void push(const FillWait& f) {
-      queue.push(f);
-      first_ready = queue.top().ready;
-    }
-    // The first warp to fetch, taken out.
-    uint32_t pop() {
-      const uint32_t warp = queue.top().warp;
-      queue.pop();
-      first_ready = queue.empty() ? kNever : queue.top().ready;
-      return warp;
-    }
-  };
-  FillWaits fill_waits_;
-  uint64_t fill_wait_seq_ = 0;
   // A warp waiting for an instruction fill whose return is not decided yet
   // (FR-FCFS), with its place in the order of misses.
   struct FillWaitTicket {
@@ -638,8 +647,8 @@ class SmCore : private MechanismMemoryPort {
     uint32_t warp;
   };
 
+  // The LDST unit's instruction while ldst_busy_.
   struct Ldst {
-    bool busy = false;
     uint32_t warp = 0;
     WarpInstruction inst;
     std::vector<LineAccess> lines;
