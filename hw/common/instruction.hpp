@@ -83,6 +83,12 @@ struct WarpInstruction {
   // The kernel phase it belongs to: its index in KernelResources::phase_names
   // (a phased profile); 0 for a kernel without phases.
   uint16_t phase = 0;
+  // True when its reader wrote addr as one run: every lane, active or not,
+  // at addr[0] + lane * (addr[1] - addr[0]) (mod 2^64). The LDST unit and the
+  // scratchpad then know a unit-stride access from two lanes instead of
+  // comparing all 32 (about 100 host instructions a memory instruction).
+  // False: not known. Whoever writes addr otherwise leaves it false.
+  bool lanes_evenly_spaced = false;
   std::array<uint64_t, kWarpLanes> addr{};
 
   unsigned active_lanes() const { return count_bits(active_mask); }

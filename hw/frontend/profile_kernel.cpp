@@ -140,6 +140,7 @@ class ProfileWarpProgram final : public WarpProgram {
     switch (k.pattern) {
       case GlobalPattern::Coalesced: {
         fill_lane_addresses(out.addr, c.base + c.pos, ab);
+        out.lanes_evenly_spaced = true;  // false from its head otherwise
         c.pos += uint64_t{kWarpLanes} * ab;
         if (c.pos >= k.chunk) c.pos = 0;
         break;
@@ -174,6 +175,7 @@ class ProfileWarpProgram final : public WarpProgram {
       // the loop below, as byte addresses on a 64-bit step (vectorized; a
       // 32-bit word index widened per lane does not vectorize).
       fill_lane_addresses(out.addr, uint64_t{ph.smem_first + x} * 4, uint64_t{ph.smem_stride} * 4);
+      out.lanes_evenly_spaced = true;
     } else {
       for (unsigned l = 0; l < kWarpLanes; ++l) {
         out.addr[l] = uint64_t{ph.smem_first + x} * 4;

@@ -415,6 +415,7 @@ void DecodedTrace::read(const char*& cursor, WarpInstruction& out, const PhaseLo
   const auto form = static_cast<AddressForm>(p[kRecordFormAt]);
   std::memcpy(static_cast<void*>(&out), p, kRecordBytes);
   out.phase = phase_of(out.pc);
+  out.lanes_evenly_spaced = false;  // the record's padding: set below for a full warp's stride
   p += kRecordBytes;
   if (form == AddressForm::None) {
     cursor = p;
@@ -427,6 +428,7 @@ void DecodedTrace::read(const char*& cursor, WarpInstruction& out, const PhaseLo
     std::memcpy(&a, p, 8);
     std::memcpy(&stride, p + 8, 8);
     fill_lane_addresses(out.addr, a, stride);
+    out.lanes_evenly_spaced = true;
     cursor = p + 2 * sizeof(uint64_t);
     return;
   }

@@ -16,7 +16,9 @@ uint64_t lane_bytes(const WarpInstruction& inst) { return inst.access_bytes ? in
 // Lane l's address is addr[0] + l * step for every lane (active or not).
 // Differences are or-ed, not compared one by one, so the loop vectorizes
 // (with plain SSE2) and has no branch: it runs for every memory instruction.
+// A reader that wrote the lanes as one run says so: then its step decides.
 bool unit_stride(const WarpInstruction& inst, uint64_t step) {
+  if (inst.lanes_evenly_spaced) return inst.addr[1] - inst.addr[0] == step;
   uint64_t expected = inst.addr[0];
   uint64_t differ = 0;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane, expected += step) differ |= inst.addr[lane] ^ expected;

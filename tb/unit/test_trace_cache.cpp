@@ -171,6 +171,14 @@ std::map<std::pair<uint64_t, uint32_t>, std::vector<ParsedLine>> parse_lines(con
   return out;
 }
 
+// Whether every lane's address (active or not) is addr[0] + lane * (addr[1] - addr[0]).
+bool evenly_spaced(const WarpInstruction& inst) {
+  const uint64_t step = inst.addr[1] - inst.addr[0];
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane)
+    if (inst.addr[lane] != inst.addr[0] + lane * step) return false;
+  return true;
+}
+
 // The kernel streams exactly what the text parser decodes, each warp's
 // early EXITs as Control (the phases come from the PCs, not the decoding).
 void expect_streams_as_parsed(TraceKernel& k) {
@@ -183,9 +191,12 @@ void expect_streams_as_parsed(TraceKernel& k) {
       WarpInstruction expected = lines[i].inst;
       if (expected.op == OpClass::Exit && i + 1 < lines.size()) expected.op = OpClass::Control;
       expected.phase = stream[i].phase;
-      expect_same_instruction(stream[i], expected, lines[i].addresses,
-                              k.path() + " CTA " + std::to_string(key.first) + " warp " + std::to_string(key.second) +
-                                  " line #" + std::to_string(i));
+      const std::string where = k.path() + " CTA " + std::to_string(key.first) + " warp " +
+                                std::to_string(key.second) + " line #" + std::to_string(i);
+      expect_same_instruction(stream[i], expected, lines[i].addresses, where);
+      // A full warp's run of addresses is streamed as one, and said to be.
+      const bool run = lines[i].addresses && expected.active_mask == ~uint32_t{0} && evenly_spaced(expected);
+      EXPECT_EQ(stream[i].lanes_evenly_spaced, run) << where;
     }
   }
 }
