@@ -71,42 +71,7 @@ void CacheTags::move_to_front(uint32_t entry, SetOrder& order) {
 
 CacheTags::Result CacheTags::access_found(uint32_t found, uint64_t addr, ChunkMask needed, bool allocate,
                                           bool dirty) {
-  Result r;
-  const uint64_t line = addr >> line_shift_;
-  SetOrder& order = order_[line & (sets_ - 1)];
-  if (found != kAbsent) {
-    Way& way = ways_store_[found];
-    make_newest(found, order);
-    r.entry = found;
-    r.missing = needed.minus(way.valid);
-    r.hit = !r.missing.any();
-    r.sector_miss = !r.hit;
-    if (allocate) way.valid |= r.missing;
-    if (dirty) way.dirty |= needed & way.valid;
-    return r;
-  }
-  r.missing = needed;
-  if (!allocate) return r;
-  // The victim: the first free way, else the least recently used, both the
-  // list's last way. Its place in the list is all a miss has to find.
-  const uint32_t entry = order.oldest;
-  Way* victim = &ways_store_[entry];
-  if (victim->valid.any() && victim->dirty.any()) {
-    r.evicted_dirty = true;
-    r.victim_line = victim->tag << line_shift_;  // line-aligned byte address of the victim
-    r.victim_dirty = victim->dirty;
-  }
-  r.entry = entry;
-  r.allocated = true;
-  // An access that needs no sector of the line leaves the way free, and
-  // the first free way it was (or the only one: the victim was held) stays
-  // last.
-  const bool holds = needed.any();
-  set_tag(entry, holds ? line : kNoLine);
-  victim->valid = needed;
-  victim->dirty = dirty ? needed : ChunkMask();
-  if (holds) make_newest(entry, order);
-  return r;
+  return access_found_inline(found, addr, needed, allocate, dirty);
 }
 
 #if defined(__SSE2__)

@@ -90,6 +90,12 @@ class CacheTags {
     return found == kAbsent ? needed : needed.minus(ways_store_[found].valid);
   }
   Result access_found(uint32_t found, uint64_t addr, ChunkMask needed, bool allocate, bool dirty = false);
+  // access_found() compiled into its caller, for the L2 slice's booking
+  // (nearly every access of an L2 that mostly misses): out of line, the
+  // call saved and restored six registers and its Result went through
+  // memory, to be read back field by field at once.
+  [[gnu::always_inline]] Result access_found_inline(uint32_t found, uint64_t addr, ChunkMask needed, bool allocate,
+                                                    bool dirty);
   void invalidate(uint64_t addr);
 
   // The sectors `chunks` touch, as chunks (whole sectors, within the line).
@@ -132,6 +138,20 @@ class CacheTags {
     if (order.newest != entry) move_to_front(entry, order);
   }
   [[gnu::noinline]] void move_to_front(uint32_t entry, SetOrder& order);
+  // Moves the set's victim (its list's last way) to the front: a miss's
+  // allocation. Inline, and without unlink()'s general case: the victim
+  // has no older neighbour, and a newer one unless it is alone.
+  void make_victim_newest(SetOrder& order) {
+    const uint32_t entry = order.oldest;
+    if (order.newest == entry) return;  // one way
+    Way& way = ways_store_[entry];
+    ways_store_[way.newer].older = kNil;
+    order.oldest = way.newer;
+    way.newer = kNil;
+    way.older = order.newest;
+    ways_store_[order.newest].newer = entry;
+    order.newest = entry;
+  }
   // A wide set (an L2's 16 ways, where a lookup nearly always misses; the
   // Accel-Sim configs' L1s of 32 to 96 ways and qv100's 16-way instruction
   // cache) is searched by a byte per way, a fingerprint of its tag, 16 ways
@@ -162,5 +182,45 @@ class CacheTags {
   // whole and masked to its ways.
   std::vector<uint8_t> fingerprints_;
 };
+
+inline CacheTags::Result CacheTags::access_found_inline(uint32_t found, uint64_t addr, ChunkMask needed,
+                                                       bool allocate, bool dirty) {
+  Result r;
+  const uint64_t line = addr >> line_shift_;
+  SetOrder& order = order_[line & (sets_ - 1)];
+  if (found != kAbsent) {
+    Way& way = ways_store_[found];
+    make_newest(found, order);
+    r.entry = found;
+    r.missing = needed.minus(way.valid);
+    r.hit = !r.missing.any();
+    r.sector_miss = !r.hit;
+    if (allocate) way.valid |= r.missing;
+    if (dirty) way.dirty |= needed & way.valid;
+    return r;
+  }
+  r.missing = needed;
+  if (!allocate) return r;
+  // The victim: the first free way, else the least recently used, both the
+  // list's last way. Its place in the list is all a miss has to find.
+  const uint32_t entry = order.oldest;
+  Way* victim = &ways_store_[entry];
+  if (victim->valid.any() && victim->dirty.any()) {
+    r.evicted_dirty = true;
+    r.victim_line = victim->tag << line_shift_;  // line-aligned byte address of the victim
+    r.victim_dirty = victim->dirty;
+  }
+  r.entry = entry;
+  r.allocated = true;
+  // An access that needs no sector of the line leaves the way free, and
+  // the first free way it was (or the only one: the victim was held) stays
+  // last.
+  const bool holds = needed.any();
+  set_tag(entry, holds ? line : kNoLine);
+  victim->valid = needed;
+  victim->dirty = dirty ? needed : ChunkMask();
+  if (holds) make_victim_newest(order);
+  return r;
+}
 
 }  // namespace smshare

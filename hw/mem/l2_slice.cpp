@@ -85,7 +85,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
   }
   const uint64_t start = port_.reserve(arrival, bytes_of(needed)).start;
   const uint64_t lookup_done = start + hit_latency_ps_;
-  const CacheTags::Result r = tags_.access_found(found, local_addr, needed, /*allocate=*/true, /*dirty=*/is_write);
+  const CacheTags::Result r = tags_.access_found_inline(found, local_addr, needed, /*allocate=*/true, /*dirty=*/is_write);
   // A line allocated over a victim inherits none of the victim's fills. A
   // read miss records its own fill for the sectors it fetches (below): when
   // they are the whole line, nothing of the victim's is left to clear.
