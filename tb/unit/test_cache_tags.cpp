@@ -324,6 +324,14 @@ TEST(CacheTags, ReplacementMatchesLeastRecentlyUsedByStamps) {
   replay_against_stamps(2, 8, [](auto draw) { return uint64_t(draw(40)); });
 }
 
+TEST(CacheTags, OneAndTwoWaySetsReplaceAsLeastRecentlyUsed) {
+  // A miss moves its victim, the set's last way, to the front: in a set of
+  // one way it is the front already; in one of two the other way becomes
+  // the victim.
+  replay_against_stamps(4, 1, [](auto draw) { return uint64_t(draw(12)); });
+  replay_against_stamps(4, 2, [](auto draw) { return uint64_t(draw(16)); });
+}
+
 TEST(CacheTags, WideSetsFindTheirLinesThroughCollidingFingerprints) {
   // Sets wider than kScannedWays are searched by a byte per way, the tag's
   // bits above the set index: lines 512 apart in one set share that byte.
