@@ -83,15 +83,35 @@ struct WarpInstruction {
   // The kernel phase it belongs to: its index in KernelResources::phase_names
   // (a phased profile); 0 for a kernel without phases.
   uint16_t phase = 0;
-  // True when its reader wrote addr as one run: every lane, active or not,
-  // at addr[0] + lane * (addr[1] - addr[0]) (mod 2^64). The LDST unit and the
-  // scratchpad then know a unit-stride access from two lanes instead of
-  // comparing all 32 (about 100 host instructions a memory instruction).
-  // False: not known. Whoever writes addr otherwise leaves it false.
+  // True when its reader gave the lanes as one run (set_evenly_spaced_lanes):
+  // every lane, active or not, at addr[0] + lane * (addr[1] - addr[0])
+  // (mod 2^64), and only addr[0] and addr[1] are written. The LDST unit and
+  // the scratchpad then know a unit-stride access from two lanes instead of
+  // comparing all 32 (about 100 host instructions a memory instruction), and
+  // neither the reader nor the pipeline's copies write the other 30 (256
+  // bytes a copy). False: addr holds every lane. Whoever writes addr lane by
+  // lane leaves it false.
   bool lanes_evenly_spaced = false;
+  // The lanes' byte addresses as written; read them through lane_address(),
+  // which knows whether only the first two were written.
   std::array<uint64_t, kWarpLanes> addr{};
 
   unsigned active_lanes() const { return count_bits(active_mask); }
+
+  // Lane `lane`'s byte address (defined for a memory instruction's active
+  // lanes, and for all lanes of one given as a run).
+  uint64_t lane_address(unsigned lane) const {
+    return lanes_evenly_spaced ? addr[0] + lane * (addr[1] - addr[0]) : addr[lane];
+  }
+
+  // Lane l at first + l * step for every lane (mod 2^64): the front ends'
+  // commonest pattern (a trace's base-and-stride records of a full warp, a
+  // profile's coalesced global and unwrapped shared accesses).
+  void set_evenly_spaced_lanes(uint64_t first, uint64_t step) {
+    addr[0] = first;
+    addr[1] = first + step;
+    lanes_evenly_spaced = true;
+  }
 };
 
 // Copies all of `src` but its lane addresses into `dst` (whose addr is left
@@ -105,10 +125,17 @@ inline void copy_without_addresses(WarpInstruction& dst, const WarpInstruction& 
 
 // Copies `src` into `dst` as the pipeline passes it on (into a collector
 // unit or a pipeline register): the lane addresses, most of the struct, only
-// for a memory instruction; the others' are undefined and never read.
+// for a memory instruction (the others' are undefined and never read), and
+// of lanes given as a run only the two that define them.
 inline void copy_decoded(WarpInstruction& dst, const WarpInstruction& src) {
   copy_without_addresses(dst, src);
-  if (is_memory(src.op)) dst.addr = src.addr;
+  if (!is_memory(src.op)) return;
+  if (src.lanes_evenly_spaced) {
+    dst.addr[0] = src.addr[0];
+    dst.addr[1] = src.addr[1];
+  } else {
+    dst.addr = src.addr;
+  }
 }
 
 }  // namespace smshare

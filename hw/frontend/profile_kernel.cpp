@@ -9,7 +9,6 @@
 
 #include "hw/common/error.hpp"
 #include "hw/frontend/kernel_body.hpp"
-#include "hw/frontend/lane_addresses.hpp"
 #include "hw/frontend/rng.hpp"
 
 namespace smshare {
@@ -139,8 +138,7 @@ class ProfileWarpProgram final : public WarpProgram {
     const uint32_t ab = k.access_bytes;
     switch (k.pattern) {
       case GlobalPattern::Coalesced: {
-        fill_lane_addresses(out.addr, c.base + c.pos, ab);
-        out.lanes_evenly_spaced = true;  // false from its head otherwise
+        out.set_evenly_spaced_lanes(c.base + c.pos, ab);  // lanes_evenly_spaced false from its head otherwise
         c.pos += uint64_t{kWarpLanes} * ab;
         if (c.pos >= k.chunk) c.pos = 0;
         break;
@@ -172,10 +170,8 @@ class ProfileWarpProgram final : public WarpProgram {
     uint32_t x = smem_pos_;
     if (uint64_t{x} + uint64_t{kWarpLanes - 1} * ph.smem_stride < ph.smem_words) {
       // No lane wraps around the region (most accesses): the same words as
-      // the loop below, as byte addresses on a 64-bit step (vectorized; a
-      // 32-bit word index widened per lane does not vectorize).
-      fill_lane_addresses(out.addr, uint64_t{ph.smem_first + x} * 4, uint64_t{ph.smem_stride} * 4);
-      out.lanes_evenly_spaced = true;
+      // the loop below, given as one run of byte addresses.
+      out.set_evenly_spaced_lanes(uint64_t{ph.smem_first + x} * 4, uint64_t{ph.smem_stride} * 4);
     } else {
       for (unsigned l = 0; l < kWarpLanes; ++l) {
         out.addr[l] = uint64_t{ph.smem_first + x} * 4;

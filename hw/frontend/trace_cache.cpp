@@ -20,7 +20,6 @@
 #include "hw/common/error.hpp"
 #include "hw/common/file_mapping.hpp"
 #include "hw/common/sha256.hpp"
-#include "hw/frontend/lane_addresses.hpp"
 #include "hw/frontend/trace_opcodes.hpp"
 #include "hw/frontend/trace_phases.hpp"
 
@@ -346,7 +345,7 @@ void append_trace_record(std::string& stream, const WarpInstruction& inst, bool 
   unsigned k = 0;
   if (has_addresses)
     for (unsigned lane = 0; lane < kWarpLanes; ++lane)
-      if ((inst.active_mask >> lane) & 1u) active[k++] = inst.addr[lane];
+      if ((inst.active_mask >> lane) & 1u) active[k++] = inst.lane_address(lane);
   // Most lines give base and stride (address format 1) or addresses that
   // form one: two words instead of one per lane.
   bool strided = has_addresses && k > 2;
@@ -427,8 +426,7 @@ void DecodedTrace::read(const char*& cursor, WarpInstruction& out, const PhaseLo
     uint64_t a, stride;
     std::memcpy(&a, p, 8);
     std::memcpy(&stride, p + 8, 8);
-    fill_lane_addresses(out.addr, a, stride);
-    out.lanes_evenly_spaced = true;
+    out.set_evenly_spaced_lanes(a, stride);
     cursor = p + 2 * sizeof(uint64_t);
     return;
   }

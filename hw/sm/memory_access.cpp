@@ -13,15 +13,15 @@ constexpr uint64_t kWordBytes = 4;  // scratchpad bank width
 // touches the byte at its address.
 uint64_t lane_bytes(const WarpInstruction& inst) { return inst.access_bytes ? inst.access_bytes : 1; }
 
-// Lane l's address is addr[0] + l * step for every lane (active or not).
-// Differences are or-ed, not compared one by one, so the loop vectorizes
-// (with plain SSE2) and has no branch: it runs for every memory instruction.
-// A reader that wrote the lanes as one run says so: then its step decides.
+// Lane l's address is lane 0's + l * step for every lane (active or not).
+// Lanes given as one run: its step decides. Otherwise differences are or-ed,
+// not compared one by one, so the loop vectorizes (with plain SSE2) and has
+// no branch.
 bool unit_stride(const WarpInstruction& inst, uint64_t step) {
-  if (inst.lanes_evenly_spaced) return inst.addr[1] - inst.addr[0] == step;
-  uint64_t expected = inst.addr[0];
+  if (inst.lanes_evenly_spaced) return inst.lane_address(1) - inst.lane_address(0) == step;
+  uint64_t expected = inst.lane_address(0);
   uint64_t differ = 0;
-  for (unsigned lane = 0; lane < kWarpLanes; ++lane, expected += step) differ |= inst.addr[lane] ^ expected;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane, expected += step) differ |= inst.lane_address(lane) ^ expected;
   return differ == 0;
 }
 
@@ -58,11 +58,11 @@ void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<Line
   lines.clear();
   const uint64_t bytes = lane_bytes(inst);
   if (inst.active_mask == 0xFFFFFFFFu) {
-    // The commonest access first: every lane, lane l at addr[0] + l * bytes.
+    // The commonest access first: every lane, lane l at lane 0's + l * bytes.
     // The lanes then touch one run of bytes, in lane order, and a chunk is
     // touched by some lane exactly when it overlaps the run: the same lines
     // and chunks, in the same order, as lane by lane.
-    const uint64_t begin = inst.addr[0];
+    const uint64_t begin = inst.lane_address(0);
     const uint64_t end = begin + uint64_t{kWarpLanes} * bytes;
     // Its lines are distinct and `lines` is empty: each is appended without
     // looking for it among the others.
@@ -74,7 +74,10 @@ void coalesce(const WarpInstruction& inst, uint32_t line_bytes, std::vector<Line
   }
   const auto touch = [&lines](uint64_t line, ChunkMask chunks) { add_touch(lines, line, chunks); };
   for (unsigned lane = 0; lane < kWarpLanes; ++lane)
-    if (inst.active_mask >> lane & 1u) for_each_line(inst.addr[lane], inst.addr[lane] + bytes, line_bytes, touch);
+    if (inst.active_mask >> lane & 1u) {
+      const uint64_t a = inst.lane_address(lane);
+      for_each_line(a, a + bytes, line_bytes, touch);
+    }
 }
 
 // A lane touches every 4-byte word its access overlaps (an 8- or 16-byte
@@ -101,14 +104,14 @@ const SmemBankWords* conflict_free_single_words(const WarpInstruction& inst, uin
   // The commonest access first, in a loop without branches: every lane, one
   // aligned word each, lane i at word w0 + i (unit stride) touches kWarpLanes
   // consecutive banks, all distinct when there are at least that many.
-  if (active == 0xFFFFFFFFu && bytes == kWordBytes && banks >= kWarpLanes && inst.addr[0] % kWordBytes == 0) {
+  if (active == 0xFFFFFFFFu && bytes == kWordBytes && banks >= kWarpLanes && inst.lane_address(0) % kWordBytes == 0) {
     if (unit_stride(inst, kWordBytes)) {
       // Every bank, whatever w0: the shared table, not a copy (filling the
       // two runs below element by element was a third of this function,
       // and a copy of the table 28 host instructions).
       if (banks == kWarpLanes) return &kEveryLaneBank;
       // Banks w0, w0 + 1, ... mod banks: one run, or two when it wraps.
-      const uint32_t b0 = static_cast<uint32_t>(inst.addr[0] / kWordBytes) & (banks - 1);
+      const uint32_t b0 = static_cast<uint32_t>(inst.lane_address(0) / kWordBytes) & (banks - 1);
       const uint32_t to_end = std::min(kWarpLanes, banks - b0);
       words.fill(0);
       std::fill_n(words.begin() + b0, to_end, uint16_t{1});
@@ -121,8 +124,9 @@ const SmemBankWords* conflict_free_single_words(const WarpInstruction& inst, uin
   std::array<uint64_t, 64> word_of_bank;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     if (!(active >> lane & 1u)) continue;
-    if (inst.addr[lane] % kWordBytes + bytes > kWordBytes) return nullptr;  // straddles two words
-    const uint64_t w = inst.addr[lane] / kWordBytes;
+    const uint64_t a = inst.lane_address(lane);
+    if (a % kWordBytes + bytes > kWordBytes) return nullptr;  // straddles two words
+    const uint64_t w = a / kWordBytes;
     const uint32_t b = static_cast<uint32_t>(w & (banks - 1));
     if (!(used >> b & 1u)) {
       used |= uint64_t{1} << b;
@@ -167,8 +171,9 @@ const SmemBankWords* conflict_free_single_words(const WarpInstruction& inst, uin
   uint32_t degree = 0;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     if (!(inst.active_mask >> lane & 1u)) continue;
-    const uint64_t first = inst.addr[lane] / kWordBytes;
-    const uint64_t last = (inst.addr[lane] + bytes - 1) / kWordBytes;
+    const uint64_t a = inst.lane_address(lane);
+    const uint64_t first = a / kWordBytes;
+    const uint64_t last = (a + bytes - 1) / kWordBytes;
     for (uint64_t w = first; w <= last; ++w) {
       const uint32_t b = static_cast<uint32_t>(w % banks) % nbanks;
       bool seen = false;

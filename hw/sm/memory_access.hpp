@@ -19,7 +19,7 @@ struct LineAccess {
 };
 
 // Distinct `line_bytes`-aligned lines touched by the active lanes of `inst`
-// (each lane touches inst.access_bytes bytes from inst.addr[lane]; an access
+// (each lane touches inst.access_bytes bytes from inst.lane_address(lane); an access
 // straddling a line boundary touches both lines), each with the chunks its
 // lanes touch, as GPGPU-Sim's memory_coalescing_arch marks `chunks` per
 // segment. Written into `lines` in first-touch lane order, no duplicates.

@@ -116,9 +116,9 @@ TEST(FrontendPhases, ScratchpadRegionsAndFillOrder) {
     for (size_t i = 20; i < 60; ++i) {
       if (s[i].op != OpClass::SharedStore) continue;
       for (unsigned l = 0; l < kWarpLanes; ++l) {
-        EXPECT_LT(s[i].addr[l], 2048u);
+        EXPECT_LT(s[i].lane_address(l), 2048u);
         if (first) {
-          EXPECT_EQ(s[i].addr[l], (32u * w + l) * 4);
+          EXPECT_EQ(s[i].lane_address(l), (32u * w + l) * 4);
         }
       }
       first = false;
@@ -129,10 +129,10 @@ TEST(FrontendPhases, ScratchpadRegionsAndFillOrder) {
     for (size_t i = 61; i < 213; ++i) {
       if (s[i].op != OpClass::SharedLoad) continue;
       for (unsigned l = 0; l < kWarpLanes; ++l) {
-        EXPECT_GE(s[i].addr[l], 2048u);
-        EXPECT_LT(s[i].addr[l], 4096u);
+        EXPECT_GE(s[i].lane_address(l), 2048u);
+        EXPECT_LT(s[i].lane_address(l), 4096u);
         if (reads == 0) {
-          EXPECT_EQ(s[i].addr[l], (512u + 32u * w + l) * 4);
+          EXPECT_EQ(s[i].lane_address(l), (512u + 32u * w + l) * 4);
         }
       }
       ++reads;
@@ -161,7 +161,7 @@ TEST(FrontendPhases, ShippedProfilesStayInTheirPhasesRegions) {
         const uint64_t lo = uint64_t{phase_smem_first_word(ph, words)} * 4;
         const uint64_t hi = lo + uint64_t{phase_smem_words(ph, words)} * 4;
         for (unsigned l = 0; l < kWarpLanes; ++l)
-          if ((in.active_mask >> l & 1u) && (in.addr[l] < lo || in.addr[l] >= hi)) ++outside;
+          if ((in.active_mask >> l & 1u) && (in.lane_address(l) < lo || in.lane_address(l) >= hi)) ++outside;
       }
       EXPECT_EQ(outside, 0u) << name << " warp " << w;
     }

@@ -74,10 +74,10 @@ TEST(FrontendProfiles, EveryShippedProfileLoadsAndGenerates) {
       for (unsigned l = 0; l < kWarpLanes; ++l) {
         if (!(in.active_mask >> l & 1)) continue;
         if (is_global_memory(in.op)) {
-          ASSERT_LT(in.addr[l], kGlobalLimit);
+          ASSERT_LT(in.lane_address(l), kGlobalLimit);
         }
         if (is_shared_memory(in.op)) {
-          ASSERT_LT(in.addr[l] + in.access_bytes, res.smem_bytes_per_cta + 1u);
+          ASSERT_LT(in.lane_address(l) + in.access_bytes, res.smem_bytes_per_cta + 1u);
         }
       }
     }
@@ -295,7 +295,7 @@ TEST_F(FrontendBadProfile, OverridesAreValidated) {
     EXPECT_EQ(in.active_mask & ~0xFu, 0u) << "last warp of 100 threads has 4 lanes";
     for (unsigned s = 0; s < in.num_src; ++s) EXPECT_LT(in.src[s], 3);
     if (is_shared_memory(in.op)) {
-      for (unsigned l = 0; l < kWarpLanes; ++l) EXPECT_LT(in.addr[l], 256u);
+      for (unsigned l = 0; l < kWarpLanes; ++l) EXPECT_LT(in.lane_address(l), 256u);
     }
   }
   EXPECT_THROW(k->warp_program(7, 0), std::out_of_range);

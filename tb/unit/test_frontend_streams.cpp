@@ -26,7 +26,7 @@ bool same(const WarpInstruction& a, const WarpInstruction& b) {
     return false;
   if (is_memory(a.op))
     for (unsigned l = 0; l < kWarpLanes; ++l)
-      if ((a.active_mask >> l & 1) && a.addr[l] != b.addr[l]) return false;
+      if ((a.active_mask >> l & 1) && a.lane_address(l) != b.lane_address(l)) return false;
   return true;
 }
 
@@ -186,9 +186,9 @@ TEST(FrontendStreams, CoalescedGivesOneLinePerWarpAccess) {
       if (!is_global_memory(in.op)) continue;
       EXPECT_EQ(in.access_bytes, 4);
       std::set<uint64_t> lines;
-      for (unsigned l = 0; l < kWarpLanes; ++l) lines.insert(in.addr[l] / 128);
+      for (unsigned l = 0; l < kWarpLanes; ++l) lines.insert(in.lane_address(l) / 128);
       EXPECT_EQ(lines.size(), 1u);
-      EXPECT_EQ(in.addr[0] % 128, 0u);
+      EXPECT_EQ(in.lane_address(0) % 128, 0u);
       all_lines.insert(*lines.begin());
       ++accesses;
     }
@@ -200,7 +200,7 @@ TEST(FrontendStreams, CoalescedGivesOneLinePerWarpAccess) {
   for (const auto& in : stream(*ks, 0, 0)) {
     if (!is_global_memory(in.op)) continue;
     std::set<uint64_t> lines;
-    for (unsigned l = 0; l < kWarpLanes; ++l) lines.insert(in.addr[l] / 128);
+    for (unsigned l = 0; l < kWarpLanes; ++l) lines.insert(in.lane_address(l) / 128);
     EXPECT_EQ(lines.size(), 32u) << "stride of one line: one line per lane";
   }
 }
@@ -216,8 +216,8 @@ TEST(FrontendStreams, GlobalAddressesStayInTheirRegions) {
       if (!is_global_memory(in.op)) continue;
       const uint64_t base = in.op == OpClass::GlobalLoad ? kGlobalLoadBase : kGlobalLoadBase + (1 << 20);
       for (unsigned l = 0; l < kWarpLanes; ++l) {
-        ASSERT_GE(in.addr[l], base);
-        ASSERT_LT(in.addr[l], base + (1 << 20));
+        ASSERT_GE(in.lane_address(l), base);
+        ASSERT_LT(in.lane_address(l), base + (1 << 20));
       }
     }
   }
@@ -233,8 +233,8 @@ TEST(FrontendStreams, SharedStrideSetsBankConflicts) {
       if (!is_shared_memory(in.op)) continue;
       std::map<uint64_t, std::set<uint64_t>> words_per_bank;
       for (unsigned l = 0; l < kWarpLanes; ++l) {
-        ASSERT_LT(in.addr[l], 4096u);
-        words_per_bank[(in.addr[l] / 4) % 32].insert(in.addr[l] / 4);
+        ASSERT_LT(in.lane_address(l), 4096u);
+        words_per_bank[(in.lane_address(l) / 4) % 32].insert(in.lane_address(l) / 4);
       }
       size_t degree = 0;
       for (const auto& [b, words] : words_per_bank) degree = std::max(degree, words.size());

@@ -57,16 +57,18 @@ TEST(Coalescing, UnitStrideRunsGiveWhatTheLanesGiveOneByOne) {
 }
 
 TEST(Coalescing, LanesSaidToBeEvenlySpacedGiveWhatTheLanesGive) {
-  // A reader that wrote the lanes as one run says so (lanes_evenly_spaced):
-  // the unit-stride test then reads two lanes. The lines and bank words must
-  // be those of the same lanes not said to be a run, at unit stride or not.
+  // A reader that gives the lanes as one run writes only its first two
+  // (set_evenly_spaced_lanes): the unit-stride test then reads two lanes.
+  // The lines and bank words must be those of the same lanes given one by
+  // one, at unit stride or not, whatever the other 30 entries hold.
   for (uint64_t stride : {uint64_t{0}, uint64_t{1}, uint64_t{4}, uint64_t{8}, uint64_t{16}, uint64_t{128}, ~uint64_t{3}}) {
     for (uint8_t bytes : {1, 4, 8, 16}) {
       for (uint64_t base : {0x1000ull, 0x1004ull, 0x1071ull}) {
         for (OpClass op : {OpClass::GlobalLoad, OpClass::SharedLoad}) {
           const WarpInstruction plain = strided(base, stride, bytes, op);
           WarpInstruction run = plain;
-          run.lanes_evenly_spaced = true;
+          run.addr.fill(0xBAD0);
+          run.set_evenly_spaced_lanes(base, stride);
           EXPECT_EQ(accesses_of(run), accesses_of(plain)) << "stride " << stride << " bytes " << int{bytes};
           for (uint32_t banks : {16u, 32u, 64u}) {
             SmemBankWords a, b;

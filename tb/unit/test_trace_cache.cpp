@@ -118,7 +118,9 @@ void expect_same_instruction(const WarpInstruction& a, const WarpInstruction& b,
   EXPECT_EQ(a.access_bytes, b.access_bytes) << where;
   EXPECT_EQ(a.phase, b.phase) << where;
   if (addresses) {
-    EXPECT_EQ(a.addr, b.addr) << where;
+    // Every lane, active or not, as each says it (one may give a run).
+    for (unsigned lane = 0; lane < kWarpLanes; ++lane)
+      EXPECT_EQ(a.lane_address(lane), b.lane_address(lane)) << where << " lane " << lane;
   }
 }
 
@@ -171,11 +173,11 @@ std::map<std::pair<uint64_t, uint32_t>, std::vector<ParsedLine>> parse_lines(con
   return out;
 }
 
-// Whether every lane's address (active or not) is addr[0] + lane * (addr[1] - addr[0]).
+// Whether every lane's address (active or not) is lane 0's + lane * (lane 1's - lane 0's).
 bool evenly_spaced(const WarpInstruction& inst) {
-  const uint64_t step = inst.addr[1] - inst.addr[0];
+  const uint64_t step = inst.lane_address(1) - inst.lane_address(0);
   for (unsigned lane = 0; lane < kWarpLanes; ++lane)
-    if (inst.addr[lane] != inst.addr[0] + lane * step) return false;
+    if (inst.lane_address(lane) != inst.lane_address(0) + lane * step) return false;
   return true;
 }
 

@@ -147,8 +147,8 @@ TEST(TraceKernel, HandwrittenTraceResourcesAndStreams) {
   }
   // Format 0: lane i at 0x7f0000010000 + 128 i (warp 1: 0x7f0000011000 + 128 i).
   for (unsigned lane = 0; lane < 32; ++lane) {
-    EXPECT_EQ(w0[2].addr[lane], 0x7f0000010000u + 128u * lane);
-    EXPECT_EQ(w1[2].addr[lane], 0x7f0000011000u + 128u * lane);
+    EXPECT_EQ(w0[2].lane_address(lane), 0x7f0000010000u + 128u * lane);
+    EXPECT_EQ(w1[2].lane_address(lane), 0x7f0000011000u + 128u * lane);
   }
   EXPECT_EQ(w0[2].access_bytes, 4);
   EXPECT_EQ(w0[2].dst[0], 4);
@@ -157,26 +157,26 @@ TEST(TraceKernel, HandwrittenTraceResourcesAndStreams) {
   EXPECT_EQ(w0[3].active_mask, 0x0000ffffu);
   EXPECT_EQ(w1[3].active_mask, 0xffff0000u);
   for (unsigned k2 = 0; k2 < 16; ++k2) {
-    EXPECT_EQ(w0[3].addr[k2], 0x7f0000020000u + 4u * k2);
-    EXPECT_EQ(w1[3].addr[16 + k2], 0x7f0000020040u + 4u * k2);
+    EXPECT_EQ(w0[3].lane_address(k2), 0x7f0000020000u + 4u * k2);
+    EXPECT_EQ(w1[3].lane_address(16 + k2), 0x7f0000020040u + 4u * k2);
   }
   EXPECT_EQ(w0[3].num_src, 2);
   EXPECT_EQ(w0[3].num_dst, 0);
   for (unsigned lane = 0; lane < 32; ++lane) {
-    EXPECT_EQ(w0[4].addr[lane], 4u * lane);
-    EXPECT_EQ(w1[4].addr[lane], 0x80u + 4u * lane);
+    EXPECT_EQ(w0[4].lane_address(lane), 4u * lane);
+    EXPECT_EQ(w1[4].lane_address(lane), 0x80u + 4u * lane);
   }
   // Format 2: warp 0 lanes 0-3 = 0x100, 0x104, 0xfc, 0x200;
   //           warp 1 lanes 28-31 = 0x180, 0x17c, 0x184, 0x190.
   EXPECT_EQ(w0[6].active_lanes(), 4u);
-  EXPECT_EQ(w0[6].addr[0], 0x100u);
-  EXPECT_EQ(w0[6].addr[1], 0x104u);
-  EXPECT_EQ(w0[6].addr[2], 0xfcu);
-  EXPECT_EQ(w0[6].addr[3], 0x200u);
-  EXPECT_EQ(w1[6].addr[28], 0x180u);
-  EXPECT_EQ(w1[6].addr[29], 0x17cu);
-  EXPECT_EQ(w1[6].addr[30], 0x184u);
-  EXPECT_EQ(w1[6].addr[31], 0x190u);
+  EXPECT_EQ(w0[6].lane_address(0), 0x100u);
+  EXPECT_EQ(w0[6].lane_address(1), 0x104u);
+  EXPECT_EQ(w0[6].lane_address(2), 0xfcu);
+  EXPECT_EQ(w0[6].lane_address(3), 0x200u);
+  EXPECT_EQ(w1[6].lane_address(28), 0x180u);
+  EXPECT_EQ(w1[6].lane_address(29), 0x17cu);
+  EXPECT_EQ(w1[6].lane_address(30), 0x184u);
+  EXPECT_EQ(w1[6].lane_address(31), 0x190u);
   // FFMA R6 <- R5 R5 RZ: the zero register is no operand.
   EXPECT_EQ(w0[7].num_src, 2);
   EXPECT_EQ(w0[7].src[2], kNoReg);
@@ -254,7 +254,7 @@ TEST(TraceKernel, TinyTraceIndexesBothCtas) {
   auto w = drain(*k.warp_program(0, 0));
   ASSERT_EQ(w.size(), 3u);
   EXPECT_EQ(w[1].op, OpClass::GlobalLoad);
-  EXPECT_EQ(w[1].addr[31], 0x1000u + 31 * 4);
+  EXPECT_EQ(w[1].lane_address(31), 0x1000u + 31 * 4);
   EXPECT_EQ(drain(*k.warp_program(0, 1)).size(), 2u);
   EXPECT_EQ(k.total_warp_instructions(), std::optional<uint64_t>(7));
 }
@@ -437,7 +437,7 @@ TEST(TraceKernel, GeneratedTraceStreamsEveryInstructionLine) {
         memory += is_memory(i.op);
         if (is_memory(i.op)) {
           EXPECT_EQ(i.access_bytes, 4);
-          EXPECT_EQ(i.addr[1], i.addr[0] + 4);  // coalesced
+          EXPECT_EQ(i.lane_address(1), i.lane_address(0) + 4);  // coalesced
         }
       }
     }
@@ -485,7 +485,7 @@ TEST(TraceKernel, XzRoundTrip) {
         ASSERT_EQ(a[i].op, b[i].op);
         ASSERT_EQ(a[i].active_mask, b[i].active_mask);
         if (is_memory(a[i].op)) {
-          ASSERT_EQ(a[i].addr, b[i].addr);
+          for (unsigned lane = 0; lane < kWarpLanes; ++lane) ASSERT_EQ(a[i].lane_address(lane), b[i].lane_address(lane));
         }
       }
     }

@@ -190,9 +190,9 @@ TEST(TraceParser, AddressFormat0OneAddressPerActiveLane) {
   EXPECT_EQ(r.inst.op, OpClass::GlobalLoad);
   EXPECT_EQ(r.inst.access_bytes, 8);
   EXPECT_EQ(r.inst.active_lanes(), 3u);
-  EXPECT_EQ(r.inst.addr[1], 0x7f0000001000u);
-  EXPECT_EQ(r.inst.addr[4], 0x7f0000002008u);
-  EXPECT_EQ(r.inst.addr[31], 0x7f0000000040u);
+  EXPECT_EQ(r.inst.lane_address(1), 0x7f0000001000u);
+  EXPECT_EQ(r.inst.lane_address(4), 0x7f0000002008u);
+  EXPECT_EQ(r.inst.lane_address(31), 0x7f0000000040u);
 }
 
 TEST(TraceParser, AddressFormat1BaseAndStride) {
@@ -200,28 +200,28 @@ TEST(TraceParser, AddressFormat1BaseAndStride) {
   Parsed r = parse("0100 0000ff00 0 STG.E.SYS 2 R2 R4 4 1 0x7f0000020000 4 0 ");
   EXPECT_EQ(r.inst.op, OpClass::GlobalStore);
   EXPECT_EQ(r.inst.access_bytes, 4);
-  for (unsigned k = 0; k < 8; ++k) EXPECT_EQ(r.inst.addr[8 + k], 0x7f0000020000u + 4 * k) << k;
+  for (unsigned k = 0; k < 8; ++k) EXPECT_EQ(r.inst.lane_address(8 + k), 0x7f0000020000u + 4 * k) << k;
   // Negative stride.
   r = parse("0100 00000007 1 R1 LDS 1 R2 4 1 0x100 -16 0");
   EXPECT_EQ(r.inst.op, OpClass::SharedLoad);
-  EXPECT_EQ(r.inst.addr[0], 0x100u);
-  EXPECT_EQ(r.inst.addr[1], 0xf0u);
-  EXPECT_EQ(r.inst.addr[2], 0xe0u);
+  EXPECT_EQ(r.inst.lane_address(0), 0x100u);
+  EXPECT_EQ(r.inst.lane_address(1), 0xf0u);
+  EXPECT_EQ(r.inst.lane_address(2), 0xe0u);
 }
 
 TEST(TraceParser, AddressFormat2BaseAndDeltas) {
   // Lanes 0, 2, 3, 9: 0x1000, +4 → 0x1004, -0x200 → 0xe04, +0x1000 → 0x1e04.
   Parsed r = parse("0100 0000020d 0 STS 2 R2 R4 4 2 0x1000 4 -512 4096 0 ");
   EXPECT_EQ(r.inst.op, OpClass::SharedStore);
-  EXPECT_EQ(r.inst.addr[0], 0x1000u);
-  EXPECT_EQ(r.inst.addr[2], 0x1004u);
-  EXPECT_EQ(r.inst.addr[3], 0xe04u);
-  EXPECT_EQ(r.inst.addr[9], 0x1e04u);
+  EXPECT_EQ(r.inst.lane_address(0), 0x1000u);
+  EXPECT_EQ(r.inst.lane_address(2), 0x1004u);
+  EXPECT_EQ(r.inst.lane_address(3), 0xe04u);
+  EXPECT_EQ(r.inst.lane_address(9), 0x1e04u);
   // One active lane: base only.
   r = parse("0100 00010000 1 R3 LDL 1 R1 16 2 0xfffc 0");
   EXPECT_EQ(r.inst.op, OpClass::LocalLoad);
   EXPECT_EQ(r.inst.access_bytes, 16);
-  EXPECT_EQ(r.inst.addr[16], 0xfffcu);
+  EXPECT_EQ(r.inst.lane_address(16), 0xfffcu);
 }
 
 TEST(TraceParser, UnknownOpcodeErrorOrFallback) {

@@ -173,7 +173,7 @@ bool JatalaSm::needs_lock(const WarpInstruction& inst) const {
   // Scratchpad addresses are offsets in the CTA's allocation: the first
   // floor(S_tb t) bytes are private (Fig. 4).
   for (unsigned lane = 0; lane < kWarpLanes; ++lane)
-    if ((inst.active_mask >> lane & 1u) && inst.addr[lane] >= private_bytes_) return true;
+    if ((inst.active_mask >> lane & 1u) && inst.lane_address(lane) >= private_bytes_) return true;
   return false;
 }
 

@@ -747,7 +747,7 @@ void ZoruaSm::look_up_smem_sets(uint32_t cta, const WarpInstruction& inst) {
   std::bitset<kMaxSmemSets> seen;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     if (!(inst.active_mask >> lane & 1u)) continue;
-    const uint32_t set = static_cast<uint32_t>(inst.addr[lane] / kSmemSetBytes);
+    const uint32_t set = static_cast<uint32_t>(inst.lane_address(lane) / kSmemSetBytes);
     if (set >= smem_.sets_per_owner() || seen.test(set)) continue;
     seen.set(set);
     smem_.lookup(cta, set);
@@ -761,7 +761,7 @@ std::vector<uint64_t> ZoruaSm::swapped_smem_lines(uint32_t cta, const WarpInstru
   if (smem_.swapped_sets() == 0) return lines;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     if (!(inst.active_mask >> lane & 1u)) continue;
-    const uint32_t byte = static_cast<uint32_t>(inst.addr[lane]);
+    const uint32_t byte = static_cast<uint32_t>(inst.lane_address(lane));
     const uint32_t set = byte / kSmemSetBytes;
     if (set >= smem_.sets_per_owner() || !smem_.in_swap(cta, set)) continue;
     const uint64_t line = swap_.smem_line(cta, byte);
