@@ -34,14 +34,38 @@ uint64_t BankArray::total_conflicts() const {
                          [](uint64_t n, const Bank& b) { return n + b.conflicts; });
 }
 
+BankArray::Totals BankArray::totals() const {
+  Totals t;
+  for (const Bank& b : banks_) {
+    t.reads += b.reads;
+    t.writes += b.writes;
+    t.conflicts += b.conflicts;
+  }
+  return t;
+}
+
+BankArray::Probes BankArray::probes() const {
+  const Totals t = totals();
+  return {static_cast<uint32_t>(t.reads - at_cycle_start_.reads),
+          static_cast<uint32_t>(t.writes - at_cycle_start_.writes),
+          static_cast<uint32_t>(t.conflicts - at_cycle_start_.conflicts)};
+}
+
 void BankArray::resize(uint32_t banks) {
+  // A bank resized away takes its counts out of the totals: out of the
+  // start's too, so that probes() keeps the cycle's count of the banks left
+  // (the others' accesses of the cycle stay in it).
+  for (uint32_t b = banks; b < size_; ++b) {
+    at_cycle_start_.reads -= banks_[b].reads;
+    at_cycle_start_.writes -= banks_[b].writes;
+    at_cycle_start_.conflicts -= banks_[b].conflicts;
+  }
   banks_.resize(banks);
   size_ = banks;
 }
 
 BankArbitrator::BankArbitrator(uint32_t register_banks, uint32_t scratchpad_banks, uint32_t register_bank_ports) {
   if (register_bank_ports == 0) throw std::logic_error("bank arbitrator: a register bank needs at least one port");
-  for (unsigned g = 0; g < kNumBankGroups; ++g) groups_[g].probes_ = &cycle_probes_.groups[g];
   groups_[static_cast<unsigned>(BankGroup::RegisterFile)].ports_ = register_bank_ports;
   set_banks(BankGroup::RegisterFile, register_banks);
   set_banks(BankGroup::Scratchpad, scratchpad_banks);
@@ -70,15 +94,14 @@ bool BankArbitrator::request_remote(uint16_t bank, bool is_write, uint64_t cycle
   // describe this cycle before the access is added to them.
   neighbour_->begin_cycle(cycle);
   BankArray& theirs = neighbour_->groups_[static_cast<unsigned>(BankGroup::RegisterFile)];
-  BankArray::Probes& my_probes = cycle_probes_.groups[static_cast<unsigned>(BankGroup::RemoteRegisterFile)];
   if (theirs.taken(bank, cycle, step)) {
-    refuse(mine, my_probes, bank);
+    refuse(mine, bank);
     return false;
   }
   theirs.grant(bank, cycle, step);
-  serve(theirs, neighbour_->cycle_probes_.groups[static_cast<unsigned>(BankGroup::RegisterFile)], bank, is_write);
-  serve(mine, my_probes, bank, is_write);
-  ++neighbour_->cycle_probes_.lent_this_cycle;
+  serve(theirs, bank, is_write);
+  serve(mine, bank, is_write);
+  ++neighbour_->lent_;
   return true;
 }
 
@@ -123,11 +146,12 @@ void BankArbitrator::claim(BankGroup group, uint64_t first, const uint16_t* cycl
 
 BankArbitrator::Probes BankArbitrator::probes() const {
   Probes p;
-  for (const BankArray::Probes& g : cycle_probes_.groups) {
+  for (const BankArray& a : groups_) {
+    const BankArray::Probes g = a.probes();
     p.grants_this_cycle += g.reads_this_cycle + g.writes_this_cycle;
     p.conflicts_this_cycle += g.conflicts_this_cycle;
   }
-  p.grants_this_cycle -= cycle_probes_.lent_this_cycle;
+  p.grants_this_cycle -= static_cast<uint32_t>(lent_ - lent_at_cycle_start_);
   return p;
 }
 
@@ -139,7 +163,8 @@ uint64_t BankArbitrator::total_conflicts() const {
 
 void BankArbitrator::start_cycle(uint64_t cycle) {
   cycle_ = cycle;
-  cycle_probes_ = {};
+  for (BankArray& a : groups_) a.at_cycle_start_ = a.totals();
+  lent_at_cycle_start_ = lent_;
 }
 
 }  // namespace smshare

@@ -57,8 +57,7 @@ namespace smshare {
 // One group of banks: in which cycles each bank is taken, and what it served.
 class BankArray {
  public:
-  // This cycle's activity, for waveforms: plain stores, read by nobody
-  // unless a probe is traced.
+  // This cycle's activity, for waveforms (probes()).
   struct Probes {
     uint32_t reads_this_cycle = 0;
     uint32_t writes_this_cycle = 0;
@@ -76,15 +75,13 @@ class BankArray {
   uint64_t total_reads() const;
   uint64_t total_writes() const;
   uint64_t total_conflicts() const;
-  // Cleared each cycle only in an SM a waveform traces (SmCore::set_probes_traced);
-  // elsewhere they accumulate and are read by nobody.
-  const Probes& probes() const { return *probes_; }
-
-  BankArray() = default;
-  // Its probes live in the arbitrator that owns it (probes_): a copy would
-  // read the other arbitrator's.
-  BankArray(const BankArray&) = delete;
-  BankArray& operator=(const BankArray&) = delete;
+  // The accesses served and refused since the arbitrator's cycle started
+  // (BankArbitrator::begin_cycle, called each cycle only in an SM a waveform
+  // traces, SmCore::set_probes_traced; elsewhere they count since an earlier
+  // cycle and are read by nobody): worked out from the banks' totals, so that
+  // a request counts once, in its bank, not also in a per-cycle sum (about
+  // 5 M host instructions on the bench trace, 1 M on hotspot).
+  Probes probes() const;
 
  private:
   friend class BankArbitrator;
@@ -128,6 +125,11 @@ class BankArray {
     b.last_step = step == ~0u ? 0 : step;
   }
   void resize(uint32_t banks);
+  // The banks' totals (probes() is their growth since at_cycle_start_).
+  struct Totals {
+    uint64_t reads = 0, writes = 0, conflicts = 0;
+  };
+  Totals totals() const;
 
   std::vector<Bank> banks_;
   uint32_t size_ = 0;
@@ -138,7 +140,7 @@ class BankArray {
   // register file: granted_any() looks at its banks instead, so that its
   // reads and writes (about 7 M on the bench trace) spare the store.
   uint64_t last_grant_ = kNone;
-  const Probes* probes_ = nullptr;  // in its arbitrator's CycleProbes, which updates them
+  Totals at_cycle_start_;  // totals() when the arbitrator's cycle started, less the banks resized away since
 };
 
 class BankArbitrator {
@@ -163,7 +165,7 @@ class BankArbitrator {
   // sharing); the group gets as many banks as the neighbour's register file.
   void attach_neighbour(BankArbitrator& neighbour);
 
-  // Starts cycle `cycle`: clears the probes (idempotent within a cycle).
+  // Starts cycle `cycle`: the probes count from here (idempotent within a cycle).
   void begin_cycle(uint64_t cycle) {
     if (cycle != cycle_) start_cycle(cycle);
   }
@@ -226,13 +228,12 @@ class BankArbitrator {
   const BankArray& register_file() const { return group(BankGroup::RegisterFile); }
   // Requests refused in every group: operand accesses deferred by a busy bank.
   uint64_t total_conflicts() const;
-  // Worked out from the groups' probes (cleared each cycle only in an SM a
-  // waveform traces, SmCore::set_probes_traced; elsewhere they accumulate
-  // and are read by nobody): each request of this SM counts once in the
-  // group whose banks served or refused it, so the sums need no counting of
-  // their own at every request (about 8 M host instructions on the bench
-  // trace). A neighbour's remote access served by this register file counts
-  // in its group, not in this SM's grants (lent_this_cycle).
+  // Worked out from the groups' probes (BankArray::probes(): since the cycle
+  // started, in an SM a waveform traces): each request of this SM counts
+  // once in the group whose banks served or refused it, so the sums need no
+  // counting of their own at every request (about 8 M host instructions on
+  // the bench trace). A neighbour's remote access served by this register
+  // file counts in its group, not in this SM's grants (lent_).
   Probes probes() const;
 
  private:
@@ -242,47 +243,33 @@ class BankArbitrator {
   template <bool kMayBeClaimed = true, bool kSinglePort = false>
   bool request_existing(BankGroup group, uint32_t bank, bool is_write, uint64_t cycle, uint32_t step) {
     BankArray& a = groups_[static_cast<unsigned>(group)];
-    BankArray::Probes& p = cycle_probes_.groups[static_cast<unsigned>(group)];
     if (a.taken<kMayBeClaimed, kSinglePort>(bank, cycle, step)) {
-      refuse(a, p, bank);
+      refuse(a, bank);
       return false;
     }
     a.grant<kSinglePort>(bank, cycle, step);
     // (Without kMayBeClaimed the group is the register file.)
     if (kMayBeClaimed && group != BankGroup::RegisterFile) a.last_grant_ = cycle;
-    serve(a, p, bank, is_write);
+    serve(a, bank, is_write);
     return true;
   }
   [[noreturn]] void bad_bank(BankGroup group, uint16_t bank) const;
   bool any_register_bank_granted(uint64_t cycle) const;
   void start_cycle(uint64_t cycle);
-  // `p`: the probes of a's group.
-  void refuse(BankArray& a, BankArray::Probes& p, uint32_t bank) {
-    ++a.banks_[bank].conflicts;
-    ++p.conflicts_this_cycle;
-  }
-  static void serve(BankArray& a, BankArray::Probes& p, uint32_t bank, bool is_write) {
-    if (is_write) {
-      ++a.banks_[bank].writes;
-      ++p.writes_this_cycle;
-    } else {
-      ++a.banks_[bank].reads;
-      ++p.reads_this_cycle;
-    }
+  static void refuse(BankArray& a, uint32_t bank) { ++a.banks_[bank].conflicts; }
+  static void serve(BankArray& a, uint32_t bank, bool is_write) {
+    if (is_write) ++a.banks_[bank].writes;
+    else ++a.banks_[bank].reads;
   }
 
   std::array<BankArray, kNumBankGroups> groups_;
   BankArbitrator* neighbour_ = nullptr;
   uint64_t cycle_ = BankArray::kNone;
-  // The cycle's probes, its groups' (BankArray::probes() points here) and
-  // the neighbour's remote accesses its register file served, side by side:
-  // every SM tick starts a cycle, and clearing them group by group took
-  // about 10 host instructions a tick.
-  struct CycleProbes {
-    std::array<BankArray::Probes, kNumBankGroups> groups;
-    uint32_t lent_this_cycle = 0;
-  };
-  CycleProbes cycle_probes_;
+  // The neighbour's remote accesses its register file served (they count in
+  // this SM's register file, not in its grants), all of them and when the
+  // cycle started.
+  uint64_t lent_ = 0;
+  uint64_t lent_at_cycle_start_ = 0;
 };
 
 }  // namespace smshare

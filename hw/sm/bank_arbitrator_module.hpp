@@ -3,8 +3,8 @@
 // per cycle as the bank has ports. Its state is the BankArbitrator (grant rules in
 // bank_arbitrator.hpp).
 //
-// Probes (computed from the groups' this-cycle counts, which are cleared when
-// the SM's cycle starts): `grants_this_cycle` and `conflicts_this_cycle`, all
+// Probes (computed from the groups' this-cycle counts, BankArray::probes():
+// the growth of their banks' totals since the SM's cycle started): `grants_this_cycle` and `conflicts_this_cycle`, all
 // groups together.
 // Counters: accesses granted and refused per bank group, as each group's
 // banks count them (a neighbour's remote accesses to this SM's register

@@ -2,9 +2,10 @@
 // of sm.register_bank_ports ports each). Its state is the RegisterFile BankArray inside the
 // SM's BankArbitrator, which grants the accesses (bank_arbitrator.hpp).
 //
-// Probes (plain stores of the bank array, cleared when the SM's cycle
-// starts): `reads_this_cycle`, `writes_this_cycle`, `conflicts_this_cycle`
-// (requests refused because their bank was taken).
+// Probes (computed from the bank array's totals, BankArray::probes(): their
+// growth since the SM's cycle started): `reads_this_cycle`,
+// `writes_this_cycle`, `conflicts_this_cycle` (requests refused because their
+// bank was taken).
 #pragma once
 
 #include "hw/common/structure_module.hpp"
@@ -16,10 +17,12 @@ class RegisterFileModule : public StructureModule {
  public:
   RegisterFileModule(sc_core::sc_module_name name, const BankArray& banks, uint32_t sm)
       : StructureModule(name, "register file", "BankArray", sm), banks_(banks) {
-    probe("reads_this_cycle", banks.probes().reads_this_cycle);
-    probe("writes_this_cycle", banks.probes().writes_this_cycle);
-    probe("conflicts_this_cycle", banks.probes().conflicts_this_cycle);
+    probe("reads_this_cycle", this_cycle_.reads_this_cycle);
+    probe("writes_this_cycle", this_cycle_.writes_this_cycle);
+    probe("conflicts_this_cycle", this_cycle_.conflicts_this_cycle);
   }
+
+  void update_probes(uint64_t) override { this_cycle_ = banks_.probes(); }
 
   StructureCounters counters() const override {
     return {{"reads", banks_.total_reads()},
@@ -29,6 +32,7 @@ class RegisterFileModule : public StructureModule {
 
  private:
   const BankArray& banks_;
+  BankArray::Probes this_cycle_;  // computed (BankArray::probes())
 };
 
 }  // namespace smshare

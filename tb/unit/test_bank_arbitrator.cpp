@@ -129,6 +129,41 @@ TEST(BankArbitrator, ARegisterAccessRoutedToAClaimedScratchpadBankConflicts) {
   EXPECT_FALSE(arb.taken(BankGroup::Scratchpad, 5, 24));
 }
 
+// The probes are the growth of the banks' totals since the cycle started:
+// earlier cycles' accesses stay out, and banks resized away within the cycle
+// (a kernel's operand cache) keep their part of it, as counts of the cycle's
+// own would.
+TEST(BankArbitrator, ProbesCountTheCycleSinceItStartedAcrossResizes) {
+  BankArbitrator arb(16, 32);
+  arb.set_banks(BankGroup::OperandCache, 4);
+  arb.begin_cycle(1);
+  EXPECT_TRUE(arb.request(BankGroup::OperandCache, 3, false, 1));
+  EXPECT_TRUE(arb.request(BankGroup::OperandCache, 0, true, 1));
+  arb.begin_cycle(2);
+  EXPECT_TRUE(arb.request(BankGroup::OperandCache, 3, false, 2));
+  EXPECT_FALSE(arb.request(BankGroup::OperandCache, 3, true, 2));
+  EXPECT_TRUE(arb.request(BankGroup::OperandCache, 1, false, 2));
+  const auto oc = [&arb] { return arb.group(BankGroup::OperandCache).probes(); };
+  EXPECT_EQ(oc().reads_this_cycle, 2u);
+  EXPECT_EQ(oc().writes_this_cycle, 0u);
+  EXPECT_EQ(oc().conflicts_this_cycle, 1u);
+  EXPECT_EQ(arb.probes().grants_this_cycle, 2u);
+  EXPECT_EQ(arb.probes().conflicts_this_cycle, 1u);
+  arb.set_banks(BankGroup::OperandCache, 2);  // bank 3 (2 reads, 1 conflict; 1 and 1 this cycle) goes
+  EXPECT_EQ(oc().reads_this_cycle, 2u);
+  EXPECT_EQ(oc().conflicts_this_cycle, 1u);
+  arb.set_banks(BankGroup::OperandCache, 4);  // and comes back with no counts
+  EXPECT_EQ(arb.group(BankGroup::OperandCache).reads(3), 0u);
+  EXPECT_TRUE(arb.request(BankGroup::OperandCache, 3, true, 2));
+  EXPECT_EQ(oc().writes_this_cycle, 1u);
+  EXPECT_EQ(arb.probes().grants_this_cycle, 3u);
+  arb.begin_cycle(3);
+  EXPECT_EQ(oc().reads_this_cycle, 0u);
+  EXPECT_EQ(oc().writes_this_cycle, 0u);
+  EXPECT_EQ(oc().conflicts_this_cycle, 0u);
+  EXPECT_EQ(arb.probes().grants_this_cycle, 0u);
+}
+
 TEST(BankArbitrator, OperandCacheBanksExistOnlyOnceDeclared) {
   BankArbitrator arb(16, 32);
   EXPECT_EQ(arb.group(BankGroup::OperandCache).banks(), 0u);
