@@ -180,6 +180,16 @@ class SmCore : private MechanismMemoryPort {
   // kNever when the SM has no work left (or is deadlocked: see deadlocked()),
   // or kAwaitMemory when only a deferred memory response can wake it.
   uint64_t tick(uint64_t cycle);
+  // Asks the host to bring the four lines every tick reads first (from
+  // now_: the per-tick scalars and the due events' words after them) into
+  // its cache. The clock calls it for the next SM before ticking this one:
+  // ticked in turn, an SM finds them evicted by the others' ticks
+  // (docs/performance.md, "Locality"), and its tick begins with a chain of
+  // loads from them.
+  void prefetch_tick_state() const {
+    const char* p = reinterpret_cast<const char*>(&now_);
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
+  }
 
   // The answers to this tick's accesses the port answered kLater, in the
   // order they were made (each a cycle or kDeferred): the SM does with each

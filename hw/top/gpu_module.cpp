@@ -119,6 +119,7 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
     uint64_t due = due_[i];
     if (due == cycle) {
       after.any_was_due = true;
+      if (i + 1 < num_sms) cores_[i + 1]->prefetch_tick_state();
       due = due_[i] = cores_[i]->tick(cycle);
     }
     after.note(due);
