@@ -1,7 +1,6 @@
 #include "hw/sm/bank_arbitrator.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -17,21 +16,6 @@ std::vector<uint64_t> BankArray::writes() const {
   std::vector<uint64_t> v;
   for (const Bank& b : banks_) v.push_back(b.writes);
   return v;
-}
-
-uint64_t BankArray::total_reads() const {
-  return std::accumulate(banks_.begin(), banks_.end(), uint64_t{0},
-                         [](uint64_t n, const Bank& b) { return n + b.reads; });
-}
-
-uint64_t BankArray::total_writes() const {
-  return std::accumulate(banks_.begin(), banks_.end(), uint64_t{0},
-                         [](uint64_t n, const Bank& b) { return n + b.writes; });
-}
-
-uint64_t BankArray::total_conflicts() const {
-  return std::accumulate(banks_.begin(), banks_.end(), uint64_t{0},
-                         [](uint64_t n, const Bank& b) { return n + b.conflicts; });
 }
 
 BankArray::Totals BankArray::totals() const {

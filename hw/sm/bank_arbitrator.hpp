@@ -72,9 +72,14 @@ class BankArray {
   uint64_t conflicts(uint16_t bank) const { return banks_.at(bank).conflicts; }
   std::vector<uint64_t> reads() const;  // all banks
   std::vector<uint64_t> writes() const;
-  uint64_t total_reads() const;
-  uint64_t total_writes() const;
-  uint64_t total_conflicts() const;
+  // All banks' counts, in one pass.
+  struct Totals {
+    uint64_t reads = 0, writes = 0, conflicts = 0;
+  };
+  Totals totals() const;
+  uint64_t total_reads() const { return totals().reads; }
+  uint64_t total_writes() const { return totals().writes; }
+  uint64_t total_conflicts() const { return totals().conflicts; }
   // The accesses served and refused since the arbitrator's cycle started
   // (BankArbitrator::begin_cycle, called each cycle only in an SM a waveform
   // traces, SmCore::set_probes_traced; elsewhere they count since an earlier
@@ -125,11 +130,6 @@ class BankArray {
     b.last_step = step == ~0u ? 0 : step;
   }
   void resize(uint32_t banks);
-  // The banks' totals (probes() is their growth since at_cycle_start_).
-  struct Totals {
-    uint64_t reads = 0, writes = 0, conflicts = 0;
-  };
-  Totals totals() const;
 
   std::vector<Bank> banks_;
   uint32_t size_ = 0;

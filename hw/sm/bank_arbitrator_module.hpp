@@ -4,8 +4,8 @@
 // bank_arbitrator.hpp).
 //
 // Probes (computed from the groups' this-cycle counts, BankArray::probes():
-// the growth of their banks' totals since the SM's cycle started): `grants_this_cycle` and `conflicts_this_cycle`, all
-// groups together.
+// the growth of their banks' totals since the SM's cycle started):
+// `grants_this_cycle` and `conflicts_this_cycle`, all groups together.
 // Counters: accesses granted and refused per bank group, as each group's
 // banks count them (a neighbour's remote accesses to this SM's register
 // file are in its register_file counts: the banks served them).
