@@ -450,7 +450,9 @@ void SmCore::writeback() {
   // The baseline's inert gate, whose hook is never called, is compiled in
   // with it.
   const uint32_t banks = mechanism_.route->interleaved_banks_within(arbitrator_.unclaimed_register_banks());
-  const auto interleaved = [banks](const WarpContext& w, uint16_t reg) { return RegisterRoute::interleaved(w, reg, banks); };
+  const auto interleaved = [banks](const WarpContext& w, uint16_t reg) {
+    return RegisterRoute::interleaved_bank(w, reg, banks);
+  };
   if (banks != 0 && inert_gate_)
     write_results<true, true>(interleaved);
   else if (banks != 0)
@@ -464,36 +466,45 @@ template <bool kInterleaved, bool kInertGate, class RouteOf>
 void SmCore::write_results(RouteOf&& route_of) {
   // Taken in one batch: what the loop pushes (a retry) is due next cycle.
   completions_.take_due(now_, due_completions_);
+  // The cycle and each completion's destination count in locals: the bank
+  // and scoreboard stores below could alias them for all the compiler
+  // knows, and it reloaded both at every register written.
+  const uint64_t now = now_;
   for (Completion& c : due_completions_) {
     Warp& warp = warps_[c.warp];
+    const uint8_t num_dst = c.num_dst;
     // Each destination needs its bank's one write port this cycle: the ones
     // that get it are written; the rest (a busy bank, a route that says
     // wait) try again next cycle.
     uint8_t written = 0;
-    for (; written < c.num_dst; ++written) {
-      const OperandRoute r = route_of(warp.ctx, c.dst[written]);
-      if (r.retry) {
-        stats_.route_retries++;
-        break;
-      }
+    for (; written < num_dst; ++written) {
+      const uint16_t reg = c.dst[written];
       if constexpr (kInterleaved) {
-        if (!arbitrator_.request_register_file(r.bank, /*is_write=*/true, now_)) break;
+        // route_of() gives the bank itself (the route never retries).
+        if (!arbitrator_.request_register_file(route_of(warp.ctx, reg), /*is_write=*/true, now)) break;
       } else {
-        if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now_)) break;
+        const OperandRoute r = route_of(warp.ctx, reg);
+        if (r.retry) {
+          stats_.route_retries++;
+          break;
+        }
+        if (!arbitrator_.request(r.group, r.bank, /*is_write=*/true, now)) break;
       }
-      warp.pending_writes.reset(c.dst[written]);
-      if (!kInertGate && !inert_gate_) mechanism_.hooks->register_written(warp.ctx, c.dst[written]);
+      // As issue set it: a destination is below kMaxArchRegs (reset()'s
+      // range check is not needed).
+      warp.pending_writes[reg] = false;
+      if (!kInertGate && !inert_gate_) mechanism_.hooks->register_written(warp.ctx, reg);
     }
-    if (written < c.num_dst) {
+    if (written < num_dst) {
       // Part of the result is written: the warp may be ready now (when all
       // of it is, the refresh below covers everything at once).
       if (written > 0) {
         progress_ = true;
         refresh(c.warp);
       }
-      for (uint8_t i = written; i < c.num_dst; ++i) c.dst[i - written] = c.dst[i];
-      c.num_dst = static_cast<uint8_t>(c.num_dst - written);
-      c.cycle = now_ + 1;
+      for (uint8_t i = written; i < num_dst; ++i) c.dst[i - written] = c.dst[i];
+      c.num_dst = static_cast<uint8_t>(num_dst - written);
+      c.cycle = now + 1;
       c.seq = completion_seq_++;
       completions_.push(c);
       continue;

@@ -278,8 +278,9 @@ class SmCore : private MechanismMemoryPort {
   // it changes only there).
   void track_allocation();
   void writeback();
-  // writeback() with `route_of(warp, reg)` as the route of a destination.
-  // kInterleaved: as for OperandCollectors::read_units; kInertGate: the
+  // writeback() with `route_of(warp, reg)` as the route of a destination
+  // (kInterleaved: its bank in the register file, as for
+  // OperandCollectors::read_units); kInertGate: the
   // gate is known inert (inert_gate_), otherwise it is asked.
   template <bool kInterleaved, bool kInertGate, class RouteOf>
   void write_results(RouteOf&& route_of);
