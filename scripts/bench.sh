@@ -59,6 +59,18 @@ host_threads_table "hotspot profile on fermi-gtx480" fermi-gtx480 hotspot
 host_threads_table "hotspot profile on a 60-SM fermi-gtx480" fermi-gtx480 hotspot --ctas 900 --set gpu.num_sms=60
 host_threads_table "generated trace on fermi-gtx480" fermi-gtx480 --trace "$trace_dir/kernelslist.g"
 
+# The busiest host: both threads on one core (taskset), so that every wait
+# for the other thread needs it to be given the core. A run with threads
+# should then cost little more than one thread: the threads yield the core
+# after a brief spin, and the pace ticks serially after its first probes.
+echo "== hotspot profile on fermi-gtx480: 2 host threads on one core =="
+one_core=$(taskset -c 0 build/bench_sim_speed fermi-gtx480 hotspot | awk '/^  loop:/ {print $2}')
+as_run=$(taskset -c 0 build/bench_sim_speed fermi-gtx480 hotspot --host-threads 2 | awk '/^  loop:/ {print $2}')
+always=$(SMSHARE_HOST_THREADS_ALWAYS=1 taskset -c 0 build/bench_sim_speed fermi-gtx480 hotspot --host-threads 2 |
+  awk '/^  loop:/ {print $2}')
+awk -v o="$one_core" -v r="$as_run" -v a="$always" 'BEGIN {
+  printf "  1 thread: %9.0f warp-inst/s   2 threads as run: %9.0f (%.2fx)   always: %9.0f (%.2fx)\n", o, r, r / o, a, a / o }'
+
 # The cost of ticking the SMs in turn: the same work on one SM
 # (gpu.num_sms=1, the same grid) finds the SM's state still in the host's L1
 # at each tick; on 15 SMs ticked one after another, each tick finds it

@@ -12,17 +12,23 @@ namespace smshare {
 
 namespace {
 
-// Waiting for another thread: spinning first (a cycle's work is a few
-// microseconds, less than a context switch), then yielding (the thread
-// waited for may have lost its core: more threads than cores, or a busy
-// machine), and a worker idle for long (a kernel launch, the report, cycles
-// with one SM due) sleeps rather than burn a core.
+// Waiting for another thread: spinning briefly, then yielding, and a worker
+// idle for long (a kernel launch, the report, cycles with one SM due) sleeps
+// rather than burn a core. The spin is short because the thread waited for
+// may be waiting for this one's core: when the host is busy, the scheduler
+// puts a worker on the SystemC thread's core (at start-up, while the
+// process that launched the run still has the other one; and now and then
+// mid-run), and then every cycle cost each side its whole spin before the
+// other could run. With a 50 µs spin such 256-cycle stretches of hotspot
+// took 6,000 to 17,000 ns an SM tick instead of 200 to 300, and three of
+// them at start-up a tenth of the run; with a 1 µs spin, 650 to 1,350. On a free
+// core a yield returns at once, so a longer wait costs a system call, not
+// the core.
 class Backoff {
  public:
-  explicit Backoff(bool oversubscribed) : spin_for_(oversubscribed ? kSpinOversubscribed : kSpin) {}
   void pause() {
     if (waits_++ % kCheckEvery == 0) elapsed_ = std::chrono::steady_clock::now() - start_;
-    if (elapsed_ < spin_for_) {
+    if (elapsed_ < kSpin) {
 #if defined(__x86_64__) || defined(__i386__)
       _mm_pause();
 #endif
@@ -33,12 +39,10 @@ class Backoff {
   bool long_idle() const { return elapsed_ > kIdleBeforeSleep; }
 
  private:
-  static constexpr std::chrono::microseconds kSpin{50};
-  static constexpr std::chrono::microseconds kSpinOversubscribed{2};
+  static constexpr std::chrono::microseconds kSpin{2};
   static constexpr std::chrono::microseconds kIdleBeforeSleep{1000};
   static constexpr unsigned kCheckEvery = 64;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  const std::chrono::nanoseconds spin_for_;
   std::chrono::nanoseconds elapsed_{0};
   uint64_t waits_ = 0;
 };
@@ -48,7 +52,6 @@ class Backoff {
 ParallelTicks::ParallelTicks(unsigned threads, uint32_t num_sms)
     : main_id_(std::this_thread::get_id()),
       threads_(threads),
-      oversubscribed_(threads > std::max(1u, std::thread::hardware_concurrency())),
       finished_(new PaddedEpoch[num_sms]),
       had_turn_(new PaddedEpoch[num_sms]),
       worker_epoch_(new PaddedEpoch[threads]) {
@@ -91,7 +94,7 @@ void ParallelTicks::run_cycle(const std::vector<Unit>& units, const std::vector<
   // done, raised by every worker and polled here, cost more than the ticks'
   // hand-off itself.
   for (unsigned t = 1; t < threads_; ++t)
-    for (Backoff b(oversubscribed_); worker_epoch_[t].epoch.load(std::memory_order_acquire) != epoch; b.pause())
+    for (Backoff b; worker_epoch_[t].epoch.load(std::memory_order_acquire) != epoch; b.pause())
       serve();
   in_cycle_ = false;
   if (error_) {
@@ -124,7 +127,7 @@ void ParallelTicks::take_units(unsigned thread) {
 void ParallelTicks::worker_loop(unsigned thread) {
   uint64_t seen = 0;
   for (;;) {
-    Backoff b(oversubscribed_);
+    Backoff b;
     while (epoch_.load(std::memory_order_acquire) == seen && !stop_.load(std::memory_order_relaxed)) {
       if (!b.long_idle()) {
         b.pause();
@@ -152,7 +155,7 @@ void ParallelTicks::await(uint32_t sm) {
   if (had_turn_[sm].epoch.load(std::memory_order_relaxed) == epoch) return;
   had_turn_[sm].epoch.store(epoch, std::memory_order_relaxed);
   for (uint32_t lower = 0; lower < sm; ++lower) {
-    for (Backoff b(oversubscribed_); finished_[lower].epoch.load(std::memory_order_acquire) != epoch; b.pause())
+    for (Backoff b; finished_[lower].epoch.load(std::memory_order_acquire) != epoch; b.pause())
       if (on_main()) serve();  // the SM being waited for may be asking the main thread
   }
 }
@@ -167,7 +170,7 @@ void ParallelTicks::on_main_thread(uint32_t sm, CallRef call) {
   served_.store(false, std::memory_order_relaxed);
   posted_sm_ = sm;
   posted_.store(&call, std::memory_order_release);
-  for (Backoff b(oversubscribed_); !served_.load(std::memory_order_acquire);) b.pause();
+  for (Backoff b; !served_.load(std::memory_order_acquire);) b.pause();
   if (served_error_) {
     std::exception_ptr e = served_error_;
     served_error_ = nullptr;

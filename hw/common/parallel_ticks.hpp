@@ -127,7 +127,6 @@ class ParallelTicks final : public TickTurn {
 
   const std::thread::id main_id_;
   const unsigned threads_;
-  const bool oversubscribed_;  // more threads than the host has cores
   std::vector<std::thread> workers_;
   // A cache line each: threads storing neighbouring ones do not contend.
   struct alignas(64) PaddedEpoch {
