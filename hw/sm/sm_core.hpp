@@ -553,7 +553,10 @@ class SmCore : private MechanismMemoryPort {
   std::vector<SchedulerProbes> scheduler_probes_;  // per scheduler; sized once (the waveform holds addresses)
   // One scheduler's warps as its issue() turn sees them (kept by refresh()),
   // together, so that a turn finds them from one base.
-  struct SchedulerWarps {
+  // 128 bytes (aligned to a cache line, from 120): an index into
+  // sched_warps_ is a shift, where a multiply by 120 took four instructions
+  // (at each scheduler turn, issue and change of a warp's readiness).
+  struct alignas(64) SchedulerWarps {
     std::vector<WarpView> views;  // its warp list: position p holds slot scheduler + p * sm.num_schedulers
     uint32_t size = 0;            // views.size(), without the division by a view's size at each walk
     uint32_t gate_refused = 0;    // warps whose refusal the policy has not seen
@@ -578,6 +581,7 @@ class SmCore : private MechanismMemoryPort {
     bool round_robin = false;
     uint32_t last_issued_position = ~0u;
   };
+  static_assert(sizeof(SchedulerWarps) == 128, "a power of two");
   std::vector<SchedulerWarps> sched_warps_;
   // Its schedulers' ready warps (their wait_count[None]), kept by refresh().
   uint32_t ready_warps_ = 0;
