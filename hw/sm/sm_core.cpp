@@ -1128,8 +1128,15 @@ inline StallReason SmCore::most_advanced_wait() {
 bool SmCore::may_issue_any(size_t scheduler) const {
   const auto& need = sched_warps_[scheduler].ready_need;
   if (need[kNoPipeline]) return true;
+  // has_room()'s test of the timing mode taken out of the loop: asked per
+  // pipeline, it cost about 3 host instructions each (a third of the call).
+  if (pipelined_) {
+    for (unsigned u = 0; u < kNumExecUnits; ++u)
+      if (need[u] && id_oc_[u].has_free()) return true;
+    return false;
+  }
   for (unsigned u = 0; u < kNumExecUnits; ++u)
-    if (need[u] && has_room(u)) return true;
+    if (need[u] && collectors_.has_free_unit(static_cast<ExecUnit>(u))) return true;
   return false;
 }
 
@@ -1159,7 +1166,7 @@ bool SmCore::visit_ready_in_rotation(size_t scheduler, uint32_t last_position, V
   const size_t turns = ready_warps_ != 0 || probes_traced_ ? num_schedulers : 0;
   const size_t first =
       turns == 0 ? 0 : first_scheduler_by_division_ ? now_ % num_schedulers : now_ & first_scheduler_mask_;
-  for (size_t k = 0, s = first; k < turns; ++k, s = s + 1 == num_schedulers ? 0 : s + 1) {
+  for (size_t left = turns, s = first; left != 0; --left, s = s + 1 == num_schedulers ? 0 : s + 1) {
     SchedulerWarps& list = sched_warps_[s];
     const uint32_t ready = list.wait_count[static_cast<int>(StallReason::None)];
     if (probes_traced_) {
