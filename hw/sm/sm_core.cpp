@@ -22,6 +22,12 @@ const char* to_string(StallReason r) {
   return "unknown";
 }
 
+// 128 bytes (a static_assert in the constructor), so that warps_[slot] is
+// a shift: at 160 it took two host instructions an index, in tick() and
+// issue_from() among others. The small fields share the first eight bytes
+// and the word after the instruction buffer's pointer: the buffer is an
+// array of sm.ibuffer_entries (at most 16: gpu_config.cpp), so its indices
+// and size fit a byte each.
 struct SmCore::Warp {
   bool valid = false;
   bool stream_done = false;  // the program has no more instructions
@@ -30,33 +36,36 @@ struct SmCore::Warp {
   bool gate_refused = false;                  // the gate refused it last cycle (shown to the policy once)
   bool counted = false;                       // included in its scheduler's wait_count
   uint8_t need = 0;                           // while ready: its ready_need entry (pipeline_need of the head)
+  StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   // The slot's scheduler (slot mod sm.num_schedulers) and place in its warp
   // list (slot / sm.num_schedulers), fixed for the SM's life: refresh() and
   // the round-robin walk read them instead of dividing (a division by the
   // run's scheduler count per refresh and turn).
   uint32_t scheduler = 0;
   uint32_t list_position = 0;
-  StallReason wait = StallReason::NoWarp;     // cached blocking_reason()
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
-  // The instruction buffer: fetch refills it only once it is empty, from
-  // its first entry, so it is a plain array issue consumes from ib_head on
-  // (no wrap around).
-  std::vector<WarpInstruction> ibuffer;
-  uint32_t ib_head = 0;
-  uint32_t ib_count = 0;
+  // The instruction buffer (sm.ibuffer_entries): fetch refills it only once
+  // it is empty, from its first entry, so it is a plain array issue consumes
+  // from ib_head on (no wrap around).
+  std::unique_ptr<WarpInstruction[]> ibuffer;
+  uint8_t ib_head = 0;
+  uint8_t ib_count = 0;
+  uint8_t ib_entries = 0;  // sm.ibuffer_entries, beside the indices fetch compares it with
+  // Mechanism::wide_warps: whether it is the upper half of its wide warp
+  // (other_half below).
+  bool upper = false;
+  uint32_t in_flight = 0;                    // issued, not yet written back
   // First cycle issue may see the buffered fetch group: the instruction
   // cache's hit latency after its read; kNever while its line is being
   // filled (GPGPU-Sim's imiss_pending). 0 without an instruction cache.
   uint64_t ib_visible = 0;
   std::bitset<kMaxArchRegs> pending_writes;  // the scoreboard
-  uint32_t in_flight = 0;                    // issued, not yet written back
   uint32_t pending_loads = 0;                // global loads in flight (long latency)
   // Mechanism::wide_warps: the slot of the other half of its wide warp
-  // (kNoHalf: none), and whether it is the upper half.
+  // (kNoHalf: none).
   static constexpr uint32_t kNoHalf = ~0u;
   uint32_t other_half = kNoHalf;
-  bool upper = false;
   // The lower half of a wide warp (its upper half, if still the same pair,
   // issues with it: issue_upper_half()).
   bool may_lead_upper_half() const { return !upper && other_half != kNoHalf; }
@@ -167,9 +176,11 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       icache_(gpu.icache) {
   answers_later_ok_ = spec_.ldst_transactions_per_cycle == 1 && spec_.fetch_per_cycle == 1;
   for (unsigned op = 0; op < kNumOpClasses; ++op) unit_timings_[op] = &timing_rule(spec_, static_cast<OpClass>(op));
+  static_assert(sizeof(Warp) == 128, "a power of two: an index into warps_ is a shift");
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
     Warp& w = warps_[slot];
-    w.ibuffer.resize(spec_.ibuffer_entries);
+    w.ibuffer = std::make_unique<WarpInstruction[]>(spec_.ibuffer_entries);
+    w.ib_entries = static_cast<uint8_t>(spec_.ibuffer_entries);
     w.scheduler = slot % spec_.num_schedulers;
     w.list_position = slot / spec_.num_schedulers;
   }
@@ -1455,10 +1466,7 @@ void SmCore::decode() {
     progress_ = true;
     set_fetch_wanted(slot, false);  // filled now, or its program has ended
     w.ib_head = 0;  // the buffer is empty (it wants a fetch): fill it from the start
-    // Read once: the compiler must otherwise recompute it (a division by the
-    // entry's size) after every virtual next().
-    const size_t entries = w.ibuffer.size();
-    while (w.ib_count < entries) {
+    while (w.ib_count < w.ib_entries) {
       WarpInstruction& dst = w.ibuffer[w.ib_count];
       if (!w.program->next(dst)) {
         w.stream_done = true;
