@@ -20,10 +20,12 @@ namespace {
 // process that launched the run still has the other one; and now and then
 // mid-run), and then every cycle cost each side its whole spin before the
 // other could run. With a 50 µs spin such 256-cycle stretches of hotspot
-// took 6,000 to 17,000 ns an SM tick instead of 200 to 300, and three of
-// them at start-up a tenth of the run; with a 1 µs spin, 650 to 1,350. On a free
-// core a yield returns at once, so a longer wait costs a system call, not
-// the core.
+// took 6,000 to 17,500 ns an SM tick instead of 200 to 300, and three of
+// them at start-up a tenth of the run; with both threads held to one core
+// (taskset) the 2 µs spin ran hotspot ten times as fast on the threads
+// (0.15 M -> 1.58 M warp-inst/s; docs/performance.md, "Many cores"). On a
+// free core a yield returns at once, so a longer wait costs a system call,
+// not the core.
 class Backoff {
  public:
   void pause() {

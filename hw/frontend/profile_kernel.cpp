@@ -107,6 +107,8 @@ class ProfileWarpProgram final : public WarpProgram {
       end_execution();
       return true;
     }
+    // The head leaves lanes_evenly_spaced false: the address patterns below
+    // that write every lane need nothing more, and a run sets it.
     std::memcpy(static_cast<void*>(&out), heads_[index_].bytes, sizeof(StreamedHead));
     out.active_mask &= warp_mask_;
     switch (out.op) {
@@ -138,7 +140,7 @@ class ProfileWarpProgram final : public WarpProgram {
     const uint32_t ab = k.access_bytes;
     switch (k.pattern) {
       case GlobalPattern::Coalesced: {
-        out.set_evenly_spaced_lanes(c.base + c.pos, ab);  // lanes_evenly_spaced false from its head otherwise
+        out.set_evenly_spaced_lanes(c.base + c.pos, ab);
         c.pos += uint64_t{kWarpLanes} * ab;
         if (c.pos >= k.chunk) c.pos = 0;
         break;
