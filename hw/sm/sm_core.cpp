@@ -25,8 +25,8 @@ const char* to_string(StallReason r) {
 // 128 bytes (a static_assert in the constructor), so that warps_[slot] is
 // a shift: at 160 it took two host instructions an index, in tick() and
 // issue_from() among others. The small fields share the first eight bytes
-// and the word after the instruction buffer's pointer: the buffer is an
-// array of sm.ibuffer_entries (at most 16: gpu_config.cpp), so its indices
+// and the word after the instruction buffer's head: the buffer is an
+// array of sm.ibuffer_entries (at most 16: gpu_config.cpp), so its count
 // and size fit a byte each.
 struct SmCore::Warp {
   bool valid = false;
@@ -45,11 +45,12 @@ struct SmCore::Warp {
   uint32_t list_position = 0;
   WarpContext ctx;
   std::unique_ptr<WarpProgram> program;
-  // The instruction buffer (sm.ibuffer_entries): fetch refills it only once
-  // it is empty, from its first entry, so it is a plain array issue consumes
-  // from ib_head on (no wrap around).
-  std::unique_ptr<WarpInstruction[]> ibuffer;
-  uint8_t ib_head = 0;
+  // The instruction buffer (sm.ibuffer_entries; the SM's ibuffers_ hold
+  // every warp's): fetch refills it only once it is empty, from its first
+  // entry, so it is a plain array issue consumes from the head on (no wrap
+  // around). The head is kept as a pointer, not an index: an instruction is
+  // 288 bytes, so an index took a multiply at every head() and pop().
+  WarpInstruction* ib_head = nullptr;
   uint8_t ib_count = 0;
   uint8_t ib_entries = 0;  // sm.ibuffer_entries, beside the indices fetch compares it with
   // Mechanism::wide_warps: whether it is the upper half of its wide warp
@@ -71,7 +72,7 @@ struct SmCore::Warp {
   bool may_lead_upper_half() const { return !upper && other_half != kNoHalf; }
   uint64_t issued = 0;  // instructions issued (a wide warp's halves are in step when equal)
 
-  const WarpInstruction& head() const { return ibuffer[ib_head]; }
+  const WarpInstruction& head() const { return *ib_head; }
   void pop() {
     ++ib_head;
     --ib_count;
@@ -177,9 +178,10 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
   answers_later_ok_ = spec_.ldst_transactions_per_cycle == 1 && spec_.fetch_per_cycle == 1;
   for (unsigned op = 0; op < kNumOpClasses; ++op) unit_timings_[op] = &timing_rule(spec_, static_cast<OpClass>(op));
   static_assert(sizeof(Warp) == 128, "a power of two: an index into warps_ is a shift");
+  ibuffers_ = std::make_unique<WarpInstruction[]>(warps_.size() * spec_.ibuffer_entries);
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
     Warp& w = warps_[slot];
-    w.ibuffer = std::make_unique<WarpInstruction[]>(spec_.ibuffer_entries);
+    w.ib_head = ibuffer_of(slot);
     w.ib_entries = static_cast<uint8_t>(spec_.ibuffer_entries);
     w.scheduler = slot % spec_.num_schedulers;
     w.list_position = slot / spec_.num_schedulers;
@@ -295,7 +297,8 @@ bool SmCore::launch_one_cta() {
     warp.upper = false;
     warp.issued = 0;
     warp.program = mechanism_.hooks->decode(warp.ctx, kernel_->warp_program(cta.cta_id, w));
-    warp.ib_head = warp.ib_count = 0;
+    warp.ib_head = ibuffer_of(slot);
+    warp.ib_count = 0;
     warp.ib_visible = 0;
     warp.pending_writes.reset();
     warp.in_flight = warp.pending_loads = 0;
@@ -1465,17 +1468,18 @@ void SmCore::decode() {
     --slots;
     progress_ = true;
     set_fetch_wanted(slot, false);  // filled now, or its program has ended
-    w.ib_head = 0;  // the buffer is empty (it wants a fetch): fill it from the start
-    while (w.ib_count < w.ib_entries) {
-      WarpInstruction& dst = w.ibuffer[w.ib_count];
-      if (!w.program->next(dst)) {
+    // The buffer is empty (it wants a fetch): fill it from the start.
+    WarpInstruction* dst = ibuffer_of(slot);
+    w.ib_head = dst;
+    for (; w.ib_count < w.ib_entries; ++dst) {
+      if (!w.program->next(*dst)) {
         w.stream_done = true;
         w.program.reset();
         note_if_exhausted(slot);
         break;
       }
       ++w.ib_count;
-      if (dst.op == OpClass::Exit) {  // issued like any instruction; nothing follows it
+      if (dst->op == OpClass::Exit) {  // issued like any instruction; nothing follows it
         w.stream_done = true;
         w.program.reset();
         break;

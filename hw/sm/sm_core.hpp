@@ -548,6 +548,10 @@ class SmCore : private MechanismMemoryPort {
   uint64_t completion_seq_ = 0;
 
   std::vector<Warp> warps_;
+  // Every warp's instruction buffer, sm.ibuffer_entries each, slot by slot
+  // (a warp keeps only its head: Warp::ib_head).
+  std::unique_ptr<WarpInstruction[]> ibuffers_;
+  WarpInstruction* ibuffer_of(uint32_t slot) const { return ibuffers_.get() + size_t{slot} * spec_.ibuffer_entries; }
   std::vector<Cta> ctas_;
   std::vector<std::unique_ptr<SchedulerPolicy>> schedulers_;
   std::vector<SchedulerProbes> scheduler_probes_;  // per scheduler; sized once (the waveform holds addresses)
