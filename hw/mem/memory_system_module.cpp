@@ -3,8 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "hw/mem/chunk_mask_extension.hpp"
-#include "hw/mem/deferred_response_extension.hpp"
+#include "hw/mem/memory_request_extension.hpp"
 #include "hw/mem/ps_time.hpp"
 
 namespace smshare {
@@ -62,11 +61,11 @@ void MemorySystem::b_transport(uint32_t sm, tlm::tlm_generic_payload& p, sc_core
   r.sm = sm;
   r.addr = p.get_address();
   r.bytes = p.get_data_length();
-  if (const auto* ext = p.get_extension<ChunkMaskExtension>()) r.chunks = ext->chunks;
-  auto* deferral = p.get_extension<DeferredResponseExtension>();
-  if (deferral) {
-    r.token = deferral->token;
-    deferral->deferred = false;
+  auto* ext = p.get_extension<MemoryRequestExtension>();
+  if (ext) {
+    r.chunks = ext->chunks;
+    r.token = ext->token;
+    ext->deferred = false;
   }
   r.is_write = cmd == tlm::TLM_WRITE_COMMAND;
   r.now_ps = now;
@@ -92,8 +91,8 @@ void MemorySystem::b_transport(uint32_t sm, tlm::tlm_generic_payload& p, sc_core
         std::memset(p.get_data_ptr(), 0, r.bytes);
       }
       if (done == MemoryTiming::kDeferred) {
-        if (!deferral) SC_REPORT_ERROR(name(), "a deferred response needs a DeferredResponseExtension on the payload");
-        deferral->deferred = true;
+        if (!ext) SC_REPORT_ERROR(name(), "a deferred response needs a MemoryRequestExtension on the payload");
+        ext->deferred = true;
       } else {
         delay = ps_time(done - now, resolution_);
       }

@@ -6,13 +6,13 @@
 //          socket also takes nb_transport_fw BEGIN_REQ, completed at once: Socket)
 // Call:    from an SC_METHOD or SC_THREAD, b_transport(payload, delay) with
 //          one READ or WRITE of `length` bytes inside one L2 line (contiguous
-//          from the address, or the chunks a ChunkMaskExtension names, then
-//          `length` = chunks x 32: chunk_mask_extension.hpp); on entry
+//          from the address, or the chunks a MemoryRequestExtension names, then
+//          `length` = chunks x 32: memory_request_extension.hpp); on entry
 //          `delay` = offset from sc_time_stamp() at which the request leaves
 //          the SM, on return = offset at which the whole response (read data
 //          or write ack) is back at the SM. b_transport never waits.
 // Deferred: under dram.scheduler: frfcfs a READ whose payload carries a
-//          DeferredResponseExtension may come back with `deferred` set: its
+//          MemoryRequestExtension may come back with `deferred` set: its
 //          time is decided later, and advance() returns it as a
 //          MemCompletion (the SM's id, the extension's token, the time),
 //          which the GPU hands to that SM.

@@ -5,8 +5,7 @@
 #include <string>
 
 #include "hw/common/error.hpp"
-#include "hw/mem/chunk_mask_extension.hpp"
-#include "hw/mem/deferred_response_extension.hpp"
+#include "hw/mem/memory_request_extension.hpp"
 #include "hw/mem/ps_time.hpp"
 #include "hw/sm/bank_arbitrator_module.hpp"
 #include "hw/sm/instruction_cache_module.hpp"
@@ -34,10 +33,8 @@ SmModule::SmModule(sc_core::sc_module_name name, uint32_t sm_id, const GpuSpec& 
   payload_.set_streaming_width(0);
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
-  chunk_mask_ = new ChunkMaskExtension;
-  payload_.set_extension(chunk_mask_);  // owned (and freed) by the payload
-  deferral_ = new DeferredResponseExtension;
-  payload_.set_extension(deferral_);  // owned (and freed) by the payload too
+  request_ = new MemoryRequestExtension;
+  payload_.set_extension(request_);  // owned (and freed) by the payload
   // The mechanism's structures first: the hierarchy listing and the
   // waveform's save file follow creation order, and in a run with a
   // mechanism its locks and tables are what one opens the waveform for.
@@ -145,8 +142,8 @@ uint64_t SmModule::transport(uint64_t line_addr, ChunkMask chunks, bool is_write
   payload_.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   payload_.set_address(line_addr);
   payload_.set_data_length(chunks.bytes());  // the bytes moved; the extension says which
-  chunk_mask_->chunks = chunks;
-  deferral_->token = token;
+  request_->chunks = chunks;
+  request_->token = token;
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   // sc_time_stamp() through the module's own context: inline, where the free
   // function is a library call that looks the context up.
@@ -162,7 +159,7 @@ uint64_t SmModule::transport(uint64_t line_addr, ChunkMask chunks, bool is_write
                                    " (outside global memory [0, dram.swap_base) and the swap region)")
                                       .c_str());
   }
-  if (deferral_->deferred) return GlobalMemoryPort::kDeferred;
+  if (request_->deferred) return GlobalMemoryPort::kDeferred;
   const uint64_t ready_ps = now_ps + delay.value();
   return (ready_ps + period_ps_ - 1) / period_ps_;  // first core cycle at or after the data is back
 }

@@ -24,8 +24,7 @@
 
 #include "hw/common/structure_module.hpp"
 #include "hw/common/waveform.hpp"
-#include "hw/mem/chunk_mask_extension.hpp"
-#include "hw/mem/deferred_response_extension.hpp"
+#include "hw/mem/memory_request_extension.hpp"
 #include "hw/sm/mechanism_module.hpp"
 #include "hw/sm/sm_core.hpp"
 
@@ -105,9 +104,8 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   std::unique_ptr<SmCore> core_;
   std::vector<std::unique_ptr<MechanismStructureModule>> mechanism_modules_;
   tlm::tlm_generic_payload payload_;
-  ChunkMaskExtension* chunk_mask_;       // payload_'s, kept at hand
-  DeferredResponseExtension* deferral_;  // payload_'s, kept at hand
-  TickTurn* turn_ = nullptr;             // null: ticked on the main thread only
+  MemoryRequestExtension* request_;  // payload_'s, kept at hand
+  TickTurn* turn_ = nullptr;         // null: ticked on the main thread only
   // This cycle's requests left for later (access_or_later), the first
   // `later_booked_` of them booked, with their answers.
   struct LaterRequest {

@@ -13,7 +13,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "hw/common/gpu_config.hpp"
-#include "hw/mem/chunk_mask_extension.hpp"
+#include "hw/mem/memory_request_extension.hpp"
 #include "hw/mem/memory_system_module.hpp"
 
 namespace smshare {
@@ -104,12 +104,12 @@ class ScriptedInitiator : public sc_core::sc_module {
   }
 
   // One transaction now (+ `issue_delay`); returns the annotated delay on return.
-  // A non-empty `chunks` is sent in a ChunkMaskExtension.
+  // A non-empty `chunks` is sent in a MemoryRequestExtension.
   sc_time transact(uint32_t sm, tlm::tlm_command cmd, uint64_t addr, uint32_t bytes,
                    tlm::tlm_response_status* status = nullptr, sc_time issue_delay = sc_core::SC_ZERO_TIME,
                    ChunkMask chunks = ChunkMask()) {
     tlm::tlm_generic_payload p;
-    ChunkMaskExtension ext;
+    MemoryRequestExtension ext;
     ext.chunks = chunks;
     if (chunks.any()) p.set_extension(&ext);
     p.set_command(cmd);
@@ -296,7 +296,7 @@ TEST(MemorySystemBench, WritesAndErrorsOverTlm) {
   EXPECT_EQ(a["l2_slice"].writes, 3u);  // two stores and one fill
 }
 
-TEST(MemorySystemBench, AChunkMaskExtensionMovesOnlyItsSectors) {
+TEST(MemorySystemBench, AChunkMaskMovesOnlyItsSectors) {
   // Sectored L2: a read of chunks 0 and 2 of a line (64 B, not contiguous)
   // brings 2 sectors from DRAM and sends 64 B down: 2 cycles on the port.
   GpuSpec spec;
