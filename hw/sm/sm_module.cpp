@@ -151,17 +151,19 @@ uint64_t SmModule::transport(uint64_t line_addr, ChunkMask chunks, bool is_write
   const uint64_t issue_ps = cycle * period_ps_;
   sc_time delay = ps_time(issue_ps > now_ps ? issue_ps - now_ps : 0, resolution_);
   socket->b_transport(payload_, delay);
-  if (payload_.is_response_error()) {
-    // The cycle is named: SystemC's "@ time" in the report is the clock's
-    // activation, up to GpuModule::kCyclesAhead cycles earlier.
-    SC_REPORT_ERROR("smshare/sm", (std::string(name()) + ": memory access to " + hex(line_addr) + " in cycle " +
-                                   std::to_string(cycle) + " failed: " + payload_.get_response_string() +
-                                   " (outside global memory [0, dram.swap_base) and the swap region)")
-                                      .c_str());
-  }
+  if (payload_.is_response_error()) report_failed_access(line_addr, cycle);
   if (request_->deferred) return GlobalMemoryPort::kDeferred;
   const uint64_t ready_ps = now_ps + delay.value();
   return (ready_ps + period_ps_ - 1) / period_ps_;  // first core cycle at or after the data is back
+}
+
+void SmModule::report_failed_access(uint64_t line_addr, uint64_t cycle) const {
+  // The cycle is named: SystemC's "@ time" in the report is the clock's
+  // activation, up to GpuModule::kCyclesAhead cycles earlier.
+  SC_REPORT_ERROR("smshare/sm", (std::string(name()) + ": memory access to " + hex(line_addr) + " in cycle " +
+                                 std::to_string(cycle) + " failed: " + payload_.get_response_string() +
+                                 " (outside global memory [0, dram.swap_base) and the swap region)")
+                                    .c_str());
 }
 
 }  // namespace smshare

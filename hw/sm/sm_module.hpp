@@ -95,6 +95,9 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
                                             uint64_t token, bool may_answer_later);
   // The b_transport of access(), on the main thread.
   uint64_t transport(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token);
+  // transport()'s error report, out of line: building its message inline
+  // made transport() save and restore six registers on every transaction.
+  [[gnu::cold, gnu::noinline]] void report_failed_access(uint64_t line_addr, uint64_t cycle) const;
   // The child modules of the core's structures (in the constructor).
   void add_structures();
 
