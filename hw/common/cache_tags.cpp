@@ -5,10 +5,6 @@
 
 #include <string>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "hw/common/error.hpp"
 
 namespace smshare {
@@ -75,20 +71,7 @@ CacheTags::Result CacheTags::access_found(uint32_t found, uint64_t addr, ChunkMa
 }
 
 #if defined(__SSE2__)
-uint32_t CacheTags::find_by_fingerprint(uint64_t line, size_t first) const {
-  const __m128i key = _mm_set1_epi8(static_cast<char>(fingerprint(line)));
-  const Way* set = &ways_store_[first];
-  for (uint32_t group = 0; group < ways_; group += kFingerprintGroup) {
-    const __m128i prints = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&fingerprints_[first + group]));
-    uint32_t match = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(prints, key)));
-    if (ways_ - group < kFingerprintGroup) match &= (1u << (ways_ - group)) - 1;  // the set's last ways
-    for (; match; match &= match - 1) {
-      const uint32_t w = group + static_cast<uint32_t>(__builtin_ctz(match));
-      if (set[w].tag == line) return static_cast<uint32_t>(first + w);  // tags in a set are distinct
-    }
-  }
-  return kAbsent;
-}
+uint32_t CacheTags::find_by_fingerprint(uint64_t line, size_t first) const { return search_fingerprints(line, first); }
 #endif
 
 bool CacheTags::hit_line_at(uint32_t entry, uint64_t addr) {

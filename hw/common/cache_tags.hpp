@@ -15,6 +15,10 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "hw/common/chunk_mask.hpp"
 
 namespace smshare {
@@ -75,17 +79,11 @@ class CacheTags {
   // needed sectors already rounded (sectors_of()): such an owner rounds an
   // access once for both steps and for its own use of them.
   static constexpr uint32_t kAbsent = ~0u;
-  uint32_t find(uint64_t addr) const {
-    const uint64_t line = addr >> line_shift_;
-    const size_t first = size_t(line & (sets_ - 1)) * ways_;
-#if defined(__SSE2__)
-    if (ways_ > kScannedWays) return find_by_fingerprint(line, first);
-#endif
-    const Way* set = &ways_store_[first];
-    for (uint32_t w = 0; w < ways_; ++w)
-      if (set[w].tag == line) return static_cast<uint32_t>(first + w);  // a free way's tag is kNoLine
-    return kAbsent;
-  }
+  uint32_t find(uint64_t addr) const { return find_in_set</*kWideInline=*/false>(addr); }
+  // find() with a wide set's search (below) compiled into the caller too,
+  // for the L2 slice's booking, a lookup of nearly every transaction (the
+  // call cost about 10 host instructions there).
+  [[gnu::always_inline]] uint32_t find_inline(uint64_t addr) const { return find_in_set</*kWideInline=*/true>(addr); }
   ChunkMask missing_at(uint32_t found, ChunkMask needed) const {
     return found == kAbsent ? needed : needed.minus(ways_store_[found].valid);
   }
@@ -166,7 +164,34 @@ class CacheTags {
     ways_store_[entry].tag = tag;
     fingerprints_[entry] = fingerprint(tag);
   }
+  template <bool kWideInline>
+  [[gnu::always_inline]] uint32_t find_in_set(uint64_t addr) const {
+    const uint64_t line = addr >> line_shift_;
+    const size_t first = size_t(line & (sets_ - 1)) * ways_;
 #if defined(__SSE2__)
+    if (ways_ > kScannedWays) return kWideInline ? search_fingerprints(line, first) : find_by_fingerprint(line, first);
+#endif
+    const Way* set = &ways_store_[first];
+    for (uint32_t w = 0; w < ways_; ++w)
+      if (set[w].tag == line) return static_cast<uint32_t>(first + w);  // a free way's tag is kNoLine
+    return kAbsent;
+  }
+#if defined(__SSE2__)
+  [[gnu::always_inline]] uint32_t search_fingerprints(uint64_t line, size_t first) const {
+    const __m128i key = _mm_set1_epi8(static_cast<char>(fingerprint(line)));
+    const Way* set = &ways_store_[first];
+    for (uint32_t group = 0; group < ways_; group += kFingerprintGroup) {
+      const __m128i prints = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&fingerprints_[first + group]));
+      uint32_t match = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(prints, key)));
+      if (ways_ - group < kFingerprintGroup) match &= (1u << (ways_ - group)) - 1;  // the set's last ways
+      for (; match; match &= match - 1) {
+        const uint32_t w = group + static_cast<uint32_t>(__builtin_ctz(match));
+        if (set[w].tag == line) return static_cast<uint32_t>(first + w);  // tags in a set are distinct
+      }
+    }
+    return kAbsent;
+  }
+  // search_fingerprints() out of line, for every other lookup (find()).
   [[gnu::noinline]] uint32_t find_by_fingerprint(uint64_t line, size_t first) const;
 #endif
   uint32_t line_shift_ = 7;

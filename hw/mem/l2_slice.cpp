@@ -72,7 +72,7 @@ uint64_t L2Slice::book(uint64_t t_ps, uint64_t local_addr, ChunkMask chunks, boo
   uint64_t arrival = t_ps;
   // One search of the set serves both the miss test and the access (nothing
   // below changes the tags before it).
-  const uint32_t found = tags_.find(local_addr);
+  const uint32_t found = tags_.find_inline(local_addr);
   if (!is_write && miss_can_stall() && tags_.missing_at(found, needed).any()) {
     // A read miss: it reaches the tags when the port is free, and is
     // accepted there only with an MSHR free and room in the DRAM queue

@@ -253,6 +253,15 @@ class StampedTags {
       if (store_[e].tag == line && store_[e].valid == ChunkMask::line(line_bytes_)) return e;
     return CacheTags::kAbsent;
   }
+  // The entry holding the line at `addr` (some sector valid), or kAbsent:
+  // what CacheTags::find() answers.
+  uint32_t entry_of(uint64_t addr) const {
+    const uint64_t line = addr / line_bytes_;
+    const uint32_t first = static_cast<uint32_t>(line % sets_) * ways_;
+    for (uint32_t e = first; e < first + ways_; ++e)
+      if (store_[e].valid.any() && store_[e].tag == line) return e;
+    return CacheTags::kAbsent;
+  }
   void invalidate(uint64_t addr) {
     const uint64_t line = addr / line_bytes_;
     const uint32_t first = static_cast<uint32_t>(line % sets_) * ways_;
@@ -301,6 +310,9 @@ void replay_against_stamps(uint32_t sets, uint32_t ways, LineOf line_of) {
       model.access(addr, ChunkMask::line(128), false, false);
       continue;
     }
+    // Both searches of the set (the L2's booking compiles a wide set's into itself).
+    ASSERT_EQ(tags.find(addr), model.entry_of(addr)) << "step " << step;
+    ASSERT_EQ(tags.find_inline(addr), model.entry_of(addr)) << "step " << step;
     const bool allocate = op != 2;
     const bool dirty = op >= 12;
     const CacheTags::Result got = tags.access(addr, chunks, allocate, dirty);
