@@ -88,8 +88,17 @@ MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
       return MemStatus::ok;
     }
     if (r == responses_.size()) responses_.emplace_back(); else free_responses_.pop_back();
-    responses_[r] = {req.sm, p, req.bytes, 1, req.token, 0};  // waiting for the L2 (held) or its fills
-    if (data != L2Slice::kHeld) settle(p, r, fill, data, waits_, nullptr);  // it waits for fills: nothing completes
+    if (data != L2Slice::kHeld && waits_.size() == 1 && waits_[0] == fill) {
+      // A miss waiting for its own fill only (nearly every deferred read):
+      // settle()'s answer, without its call and its tests of what this
+      // cannot be.
+      responses_[r] = {req.sm, p, req.bytes, 1, req.token, data};
+      fills_[fill].partition = p;
+      fills_[fill].responses.push_back(r);
+    } else {
+      responses_[r] = {req.sm, p, req.bytes, 1, req.token, 0};  // waiting for the L2 (held) or its fills
+      if (data != L2Slice::kHeld) settle(p, r, fill, data, waits_, nullptr);  // it waits for fills: nothing completes
+    }
     done_ps = kDeferred;
   }
   return MemStatus::ok;
