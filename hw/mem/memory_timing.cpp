@@ -22,6 +22,13 @@ MemoryTiming::MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes)
   }
 }
 
+inline void MemoryTiming::complete(uint32_t r, std::vector<MemCompletion>& out) {
+  const Response& resp = responses_[r];
+  // The data leaves the L2 slice: down the interconnect to its SM.
+  out.push_back({resp.sm, resp.token, icnt_.to_sm(resp.partition, resp.sm, resp.ready_ps, resp.bytes)});
+  free_responses_.push_back(r);
+}
+
 MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
   if (req.sm >= sms_) { ++errors_; return MemStatus::port_error; }
   // The chunks of the L2 line the request moves, and how far into the line
@@ -123,13 +130,6 @@ void MemoryTiming::settle(uint32_t p, uint32_t r, uint32_t fill, uint64_t ready_
     return;
   }
   for (uint32_t f : waits) fills_[f].responses.push_back(r);
-}
-
-void MemoryTiming::complete(uint32_t r, std::vector<MemCompletion>& out) {
-  const Response& resp = responses_[r];
-  // The data leaves the L2 slice: down the interconnect to its SM.
-  out.push_back({resp.sm, resp.token, icnt_.to_sm(resp.partition, resp.sm, resp.ready_ps, resp.bytes)});
-  free_responses_.push_back(r);
 }
 
 uint32_t MemoryTiming::new_fill_id() {
