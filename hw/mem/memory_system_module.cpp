@@ -35,7 +35,7 @@ tlm::tlm_sync_enum MemorySystem::Socket::Forward::nb_transport_fw(tlm::tlm_gener
     SC_REPORT_ERROR(memory_.name(), "nb_transport_fw: only BEGIN_REQ is expected (every request completes at once)");
     return tlm::TLM_COMPLETED;
   }
-  memory_.b_transport(sm_, p, delay);
+  Forward::b_transport(p, delay);
   phase = tlm::BEGIN_RESP;
   return tlm::TLM_COMPLETED;
 }
@@ -49,7 +49,7 @@ bool MemorySystem::Socket::Forward::get_direct_mem_ptr(tlm::tlm_generic_payload&
 
 unsigned int MemorySystem::Socket::Forward::transport_dbg(tlm::tlm_generic_payload&) { return 0; }
 
-void MemorySystem::b_transport(uint32_t sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+inline void MemorySystem::b_transport(uint32_t sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   p.set_dmi_allowed(false);
   const tlm::tlm_command cmd = p.get_command();
   if (cmd == tlm::TLM_IGNORE_COMMAND) {
@@ -106,6 +106,10 @@ void MemorySystem::b_transport(uint32_t sm, tlm::tlm_generic_payload& p, sc_core
       p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
       break;
   }
+}
+
+void MemorySystem::Socket::Forward::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  memory_.b_transport(sm_, p, delay);
 }
 
 }  // namespace smshare

@@ -60,9 +60,7 @@ class MemorySystem : public sc_core::sc_module {
    private:
     struct Forward : tlm::tlm_fw_transport_if<> {
       Forward(MemorySystem& memory, uint32_t sm) : memory_(memory), sm_(sm) {}
-      void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) override {
-        memory_.b_transport(sm_, p, delay);
-      }
+      void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) override;
       tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                          sc_core::sc_time& delay) override;
       bool get_direct_mem_ptr(tlm::tlm_generic_payload& p, tlm::tlm_dmi& dmi) override;
@@ -101,7 +99,9 @@ class MemorySystem : public sc_core::sc_module {
   const DramChannelModule& dram_channel(uint32_t c) const { return *dram_channels_[c]; }
 
  private:
-  void b_transport(uint32_t sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  // Compiled into the socket's b_transport (a forwarding call less a
+  // transaction).
+  [[gnu::always_inline]] void b_transport(uint32_t sm, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
 
   sc_core::sc_vector<Socket> sockets_;
   const sc_core::sc_time resolution_ = sc_core::sc_get_time_resolution();  // 1 ps (checked): ps_time()'s unit
