@@ -4,7 +4,7 @@
 // ahead, or already due) go to a FarQueue: a coarser ring of sorted blocks
 // of kBuckets cycles each (a long-latency load's result), a binary heap
 // beyond it. The order popped is exactly a std::priority_queue's on
-// (cycle, seq).
+// (cycle, seq). take_due() hands a cycle's entries out where they lie.
 //
 // T needs `uint64_t cycle`, `uint64_t seq` and operator> on (cycle, seq).
 // Entries are pushed in increasing seq (a counter taken at each push), so
@@ -149,19 +149,41 @@ class CalendarQueue {
   static_assert(kBuckets <= 64 && (kBuckets & (kBuckets - 1)) == 0, "kBuckets is a power of two, at most 64");
 
  public:
-  bool empty() const { return near_count_ == 0 && far_.empty(); }
+  // The entries take_due() hands out, in pop_due()'s order.
+  struct Taken {
+    T* first = nullptr;
+    T* last = nullptr;
+    T* begin() const { return first; }
+    T* end() const { return last; }
+    size_t size() const { return static_cast<size_t>(last - first); }
+  };
+
+  CalendarQueue() = default;
+  // taken_ points at a member: neither copied nor moved.
+  CalendarQueue(const CalendarQueue&) = delete;
+  CalendarQueue& operator=(const CalendarQueue&) = delete;
+
+  bool empty() const { return occupied_ == 0 && far_.empty(); }
   // False when no entry is due by `cycle`: pop_due() would return false
   // (its caller may skip the call, and the ring's window then moves on at
   // the next one).
   bool may_be_due(uint64_t cycle) const { return no_entry_before_ <= cycle; }
-  size_t size() const { return near_count_ + far_.size(); }
+  size_t size() const {
+    size_t n = far_.size();
+    for (uint32_t at = 0; at < kBuckets; ++at)
+      if ((occupied_ >> at) & 1) n += buckets_[at].entries.size() - buckets_[at].head;
+    return n;
+  }
 
+  // The ring takes cycles [base_, base_ + kBuckets - 1): the bucket of
+  // base_ - 1, the cycle take_due() last handed out, takes no entry while
+  // its caller works through them (base_ moves on only in take_due() and
+  // pop_due()).
   void push(const T& e) {
     if (e.cycle < no_entry_before_) no_entry_before_ = e.cycle;
-    if (e.cycle >= base_ && e.cycle - base_ < kBuckets) {
+    if (e.cycle >= base_ && e.cycle - base_ < kBuckets - 1) {
       buckets_[e.cycle % kBuckets].entries.push_back(e);
       occupied_ |= uint64_t{1} << (e.cycle % kBuckets);
-      ++near_count_;
       if (e.cycle < cursor_) cursor_ = e.cycle;
     } else {
       far_.push(e);
@@ -184,8 +206,74 @@ class CalendarQueue {
   // Moves the earliest entry into `out` if it is due by `cycle`; false if
   // none is. Then nothing earlier than cycle + 1 is left, and the ring's
   // window moves on to start there (an entry pushed later for an earlier
-  // cycle goes to the far queue).
+  // cycle goes to the far queue). Ends what take_due() handed out.
   bool pop_due(uint64_t cycle, T& out) {
+    taken_->clear();
+    taken_ = &spill_;
+    return pop_one_due(cycle, out);
+  }
+
+  // Every entry due by `cycle`, in the order pop_due() would pop them; the
+  // queue is left as the last, failing, pop_due() would leave it. They stay
+  // where they are, and the caller may change them, until the next
+  // take_due() or pop_due(); entries pushed meanwhile (a retry next cycle)
+  // are not among them and do not move them. Most calls find the due entries
+  // all in the ring, in `cycle`'s own bucket (results written back in the
+  // cycle they are due): that bucket's entries are handed out in place,
+  // without pop_due()'s search and copy at every entry and for the pop that
+  // finds nothing more, and without the swap of the bucket's vector with a
+  // batch vector that cost about 15 host instructions a call. (A long-latency
+  // load's result comes from the far queue: then take_due_one_by_one().
+  // Merging the bucket with the far queue's due entries cost the bench trace
+  // 8 M host instructions more when tried.)
+  Taken take_due(uint64_t cycle) {
+    // What the last call handed out is done with: its storage (a bucket's,
+    // which no push reached since, or spill_) is emptied.
+    taken_->clear();
+    if (no_entry_before_ > cycle) {
+      taken_ = &spill_;
+      move_window_past(cycle);
+      return {};
+    }
+    const bool ring_due_only_in_own = ring_due_only_in_own_bucket(cycle);
+    if (ring_due_only_in_own && (far_.empty() || far_.top().cycle > cycle)) {
+      const auto at = static_cast<uint32_t>(cycle % kBuckets);
+      Bucket& b = buckets_[at];
+      if (b.head == 0) {  // else pop_due() took part of it (a caller mixing the two)
+        taken_ = &b.entries;
+        occupied_ &= ~(uint64_t{1} << at);
+        moved_past(cycle);
+        return {b.entries.data(), b.entries.data() + b.entries.size()};
+      }
+    }
+    return take_due_one_by_one(cycle, ring_due_only_in_own);
+  }
+
+ private:
+  // take_due() when the far queue has an entry due (or the ring's are not
+  // all in `cycle`'s bucket): with no ring entry due, a loop over the far
+  // queue's front; else pop_one_due() at each entry; into spill_. Out of
+  // line, as GCC split take_due() before on its own: the writeback inlines
+  // the common case only (inlined whole, take_due() left write_results:
+  // +24 M on the trace).
+  [[gnu::noinline]] Taken take_due_one_by_one(uint64_t cycle, bool ring_due_only_in_own) {
+    taken_ = &spill_;
+    const auto at = static_cast<uint32_t>(cycle % kBuckets);
+    if (ring_due_only_in_own && !((occupied_ >> at) & 1) && !far_.empty() && far_.top().cycle <= cycle) {
+      // The far queue's entries alone are due (most often a load's result).
+      do {
+        spill_.push_back(far_.top());
+        far_.pop();
+      } while (!far_.empty() && far_.top().cycle <= cycle);
+      moved_past(cycle);
+    } else {
+      for (T e; pop_one_due(cycle, e);) spill_.push_back(e);
+    }
+    return {spill_.data(), spill_.data() + spill_.size()};
+  }
+
+  // pop_due() without ending what take_due() handed out.
+  bool pop_one_due(uint64_t cycle, T& out) {
     if (no_entry_before_ > cycle) {
       move_window_past(cycle);
       return false;
@@ -210,7 +298,6 @@ class CalendarQueue {
         b.head = 0;
         occupied_ &= ~(uint64_t{1} << (cursor_ % kBuckets));
       }
-      --near_count_;
       return true;
     }
     // Neither front is due (the far queue's is not, or it would have left).
@@ -219,57 +306,6 @@ class CalendarQueue {
     if (cycle + 1 > base_) base_ = cycle + 1;  // the ring's entries are all later
     if (!near) cursor_ = base_;
     return false;
-  }
-
-  // Moves every entry due by `cycle` into `out` (emptied first), in the
-  // order pop_due() would pop them, and leaves the queue as the last,
-  // failing, pop_due() would; entries pushed later (while the caller works
-  // through `out`) are not in it. Most calls find the due entries all in the
-  // ring, in `cycle`'s own bucket (results written back in the cycle they
-  // are due): that bucket's vector and `out` then swap storage, without
-  // pop_due()'s search and copy at every entry and for the pop that finds
-  // nothing more. (A long-latency load's result comes from the far queue:
-  // then take_due_one_by_one(). Merging the bucket with the far queue's due
-  // entries cost the bench trace 8 M host instructions more when tried.)
-  void take_due(uint64_t cycle, std::vector<T>& out) {
-    out.clear();
-    if (no_entry_before_ > cycle) {
-      move_window_past(cycle);
-      return;
-    }
-    const bool ring_due_only_in_own = ring_due_only_in_own_bucket(cycle);
-    if (ring_due_only_in_own && (far_.empty() || far_.top().cycle > cycle)) {
-      const auto at = static_cast<uint32_t>(cycle % kBuckets);
-      Bucket& b = buckets_[at];
-      if (b.head == 0) {  // else pop_due() took part of it (a caller mixing the two)
-        out.swap(b.entries);
-        near_count_ -= out.size();
-        occupied_ &= ~(uint64_t{1} << at);
-        moved_past(cycle);
-        return;
-      }
-    }
-    take_due_one_by_one(cycle, ring_due_only_in_own, out);
-  }
-
- private:
-  // take_due() when the far queue has an entry due (or the ring's are not
-  // all in `cycle`'s bucket): with no ring entry due, a loop over the far
-  // queue's front; else pop_due() at each entry. Out of line, as GCC split
-  // take_due() before on its own: the writeback inlines the common case
-  // only (inlined whole, take_due() left write_results: +24 M on the trace).
-  [[gnu::noinline]] void take_due_one_by_one(uint64_t cycle, bool ring_due_only_in_own, std::vector<T>& out) {
-    const auto at = static_cast<uint32_t>(cycle % kBuckets);
-    if (ring_due_only_in_own && !((occupied_ >> at) & 1) && !far_.empty() && far_.top().cycle <= cycle) {
-      // The far queue's entries alone are due (most often a load's result).
-      do {
-        out.push_back(far_.top());
-        far_.pop();
-      } while (!far_.empty() && far_.top().cycle <= cycle);
-      moved_past(cycle);
-      return;
-    }
-    for (T e; pop_due(cycle, e);) out.push_back(e);
   }
 
   struct Bucket {
@@ -291,7 +327,7 @@ class CalendarQueue {
   // due). An empty ring's window moves to start at `cycle`.
   bool ring_due_only_in_own_bucket(uint64_t cycle) {
     if (cycle - base_ >= kBuckets) {  // also cycle < base_
-      if (near_count_ != 0 || cycle < base_) return false;
+      if (occupied_ != 0 || cycle < base_) return false;
       base_ = cursor_ = cycle;
       return true;
     }
@@ -320,10 +356,10 @@ class CalendarQueue {
   }
 
   // The ring's earliest entry, or nullptr; moves cursor_ to its bucket. The
-  // ring holds cycles [base_, base_ + kBuckets), one per bucket, so the first
+  // ring holds cycles [base_, base_ + kBuckets - 1), one per bucket, so the first
   // occupied bucket at or after cursor_'s, going round, holds it.
   const T* near_front() {
-    if (near_count_ == 0) return nullptr;
+    if (occupied_ == 0) return nullptr;
     const uint32_t at = static_cast<uint32_t>(cursor_ % kBuckets);
     const uint64_t ahead = occupied_ >> at;  // buckets at, at + 1, ..., kBuckets - 1
     // Most often the cursor's bucket holds it (the cycle being written back).
@@ -340,12 +376,15 @@ class CalendarQueue {
   // found nothing due; kNone: the queue is empty), so that pop_due() in a
   // cycle with nothing due costs a comparison.
   uint64_t no_entry_before_ = kNone;
-  uint64_t occupied_ = 0;  // bit b: bucket b holds an entry
-  size_t near_count_ = 0;
+  uint64_t occupied_ = 0;  // bit b: bucket b holds an entry (none: the ring is empty)
   uint64_t base_ = 0;    // first cycle of the ring's window
   uint64_t cursor_ = 0;  // no ring entry is earlier (cursor_ >= base_)
   std::array<Bucket, kBuckets> buckets_;
   FarQueue<T, kBuckets> far_;
+  // Where take_due()'s entries came from when they are not in a bucket.
+  std::vector<T> spill_;
+  // The storage take_due() handed out last (a bucket's entries or spill_).
+  std::vector<T>* taken_ = &spill_;
 };
 
 }  // namespace smshare

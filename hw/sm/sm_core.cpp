@@ -479,12 +479,12 @@ void SmCore::writeback() {
 template <bool kInterleaved, bool kInertGate, class RouteOf>
 void SmCore::write_results(RouteOf&& route_of) {
   // Taken in one batch: what the loop pushes (a retry) is due next cycle.
-  completions_.take_due(now_, due_completions_);
+  const auto due = completions_.take_due(now_);
   // The cycle and each completion's destination count in locals: the bank
   // and scoreboard stores below could alias them for all the compiler
   // knows, and it reloaded both at every register written.
   const uint64_t now = now_;
-  for (Completion& c : due_completions_) {
+  for (Completion& c : due) {
     Warp& warp = warps_[c.warp];
     const uint8_t num_dst = c.num_dst;
     // Each destination needs its bank's one write port this cycle: the ones

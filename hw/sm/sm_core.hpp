@@ -542,9 +542,6 @@ class SmCore : private MechanismMemoryPort {
   FillWaits fill_waits_;
   uint64_t fill_wait_seq_ = 0;
   CalendarQueue<Completion> completions_;
-  // The completions a writeback takes (CalendarQueue::take_due), kept for
-  // their storage.
-  std::vector<Completion> due_completions_;
   uint64_t completion_seq_ = 0;
 
   std::vector<Warp> warps_;

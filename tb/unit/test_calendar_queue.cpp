@@ -147,40 +147,49 @@ TEST(CalendarQueue, FarEntriesLeaveInOrderThroughBlocksAndHeap) {
 }
 
 // take_due() hands over what pop_due() would pop, in its order, and leaves
-// the queue as pop_due() would: the same random writeback loop, half of the
-// cycles taking their due entries in one batch (retries pushed after the
-// batch, as the SM does), checked against a priority queue and against a
-// second queue driven by pop_due() alone. Entries for cycles skipped by the
-// caller (a lagging window), heap entries due beside the ring's, and an
-// empty ring far behind the cycle all occur.
+// the queue as pop_due() would: the same random writeback loop, each cycle
+// taking its due entries in one batch (retries pushed while the batch is
+// gone through, as the SM does), checked against a priority queue and
+// against a second queue driven by pop_due() alone. Entries for cycles
+// skipped by the caller (a lagging window), heap entries due beside the
+// ring's, and an empty ring far behind the cycle all occur.
 TEST(CalendarQueue, TakeDueMatchesPopDue) {
   std::mt19937_64 rng(11);
   CalendarQueue<Entry, 16> q, by_pop;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ref;
   uint64_t seq = 0, taken = 0, batches = 0;
+  std::vector<Entry> retried;  // pushed while a batch is gone through: ref takes them after it
   auto push = [&](uint64_t cycle) {
     q.push({cycle, seq});
     by_pop.push({cycle, seq});
     ref.push({cycle, seq});
     ++seq;
   };
-  std::vector<Entry> due;
   for (uint64_t now = 0; now < 60000; now += 1 + rng() % 3 * (rng() % 5 == 0 ? 40 : 1)) {
     ASSERT_EQ(q.may_be_due(now), by_pop.may_be_due(now));
-    due.clear();
+    CalendarQueue<Entry, 16>::Taken due;
     std::vector<Entry> popped;
     if (q.may_be_due(now)) {  // as the SM asks (and pop_due() is not asked otherwise)
-      q.take_due(now, due);
+      due = q.take_due(now);
       for (Entry e; by_pop.pop_due(now, e);) popped.push_back(e);
     }
     ASSERT_EQ(due.size(), popped.size());
-    for (size_t i = 0; i < due.size(); ++i) {
+    size_t i = 0;
+    for (const Entry& e : due) {
       ASSERT_FALSE(ref.empty());
-      ASSERT_EQ(due[i].cycle, ref.top().cycle);
-      ASSERT_EQ(due[i].seq, ref.top().seq);
-      ASSERT_EQ(popped[i].seq, due[i].seq);
+      ASSERT_EQ(e.cycle, ref.top().cycle);
+      ASSERT_EQ(e.seq, ref.top().seq);
+      ASSERT_EQ(popped[i++].seq, e.seq);
       ref.pop();
+      if (rng() % 4 == 0) {
+        by_pop.push({now + 1, seq});  // a write port was busy: next cycle
+        q.push({now + 1, seq});
+        retried.push_back({now + 1, seq});
+        ++seq;
+      }
     }
+    for (const Entry& e : retried) ref.push(e);
+    retried.clear();
     taken += due.size();
     batches += due.size() > 1;
     ASSERT_TRUE(ref.empty() || ref.top().cycle > now);
@@ -188,8 +197,6 @@ TEST(CalendarQueue, TakeDueMatchesPopDue) {
     if (!ref.empty()) {
       ASSERT_EQ(q.top_cycle(), ref.top().cycle);
     }
-    for (size_t i = 0; i < due.size(); ++i)
-      if (rng() % 4 == 0) push(now + 1);  // a write port was busy: next cycle
     for (int k = static_cast<int>(rng() % 4); k > 0; --k) {
       const uint64_t r = rng() % 10;
       push(r < 6 ? now + 1 + rng() % 12 : r < 9 ? now + 20 + rng() % 400 : now - std::min<uint64_t>(now, rng() % 2));
@@ -198,6 +205,34 @@ TEST(CalendarQueue, TakeDueMatchesPopDue) {
   }
   EXPECT_GT(taken, 10000u);
   EXPECT_GT(batches, 1000u);
+}
+
+// take_due() hands a cycle's entries out where they lie (its bucket of the
+// ring): entries pushed while they are gone through, for any cycle the ring
+// then takes (the next cycle up to the window's end) or beyond it, must
+// neither overwrite nor move them, and leave after them in order.
+TEST(CalendarQueue, EntriesTakenStayPutWhileMoreArePushed) {
+  CalendarQueue<Entry, 8> q;
+  q.push({3, 0});
+  q.push({3, 1});
+  const auto due = q.take_due(3);
+  ASSERT_EQ(due.size(), 2u);
+  uint64_t seq = 2;
+  std::vector<Entry> pushed;
+  for (const Entry& e : due) {
+    for (uint64_t cycle = 4; cycle <= 3 + 8 + 1; ++cycle) {  // 11 is the taken bucket's next cycle
+      q.push({cycle, seq});
+      pushed.push_back({cycle, seq++});
+    }
+    EXPECT_EQ(e.cycle, 3u);
+  }
+  EXPECT_EQ(due.first[0].seq, 0u);
+  EXPECT_EQ(due.first[1].seq, 1u);
+  std::sort(pushed.begin(), pushed.end(), [](const Entry& a, const Entry& b) { return b > a; });
+  std::vector<uint64_t> seqs, expected;
+  for (Entry e; q.pop_due(100, e);) seqs.push_back(e.seq);
+  for (const Entry& e : pushed) expected.push_back(e.seq);
+  EXPECT_EQ(seqs, expected);
 }
 
 }  // namespace
