@@ -57,6 +57,9 @@ class FarQueue {
   bool empty() const { return front_ == nullptr; }
   size_t size() const { return ring_count_ + heap_.size(); }
   const T& top() const { return *front_; }
+  // top().cycle, or ~0 when empty: one load for the calendar's tests
+  // whether the far queue has an entry due.
+  uint64_t front_cycle() const { return front_cycle_; }
 
   [[gnu::noinline]] void push(const T& e) {
     const bool earliest = front_ == nullptr || *front_ > e;
@@ -82,9 +85,18 @@ class FarQueue {
       const Block& b = blocks_[front_block_];
       front_ = &b.entries[b.head];
     }
+    front_cycle_ = front_->cycle;
   }
 
   void pop() {
+    pop_front();
+    front_cycle_ = front_ ? front_->cycle : kEmpty;
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+
+  void pop_front() {
     if (front_block_ == kInHeap) {
       heap_.pop();
       find_front();
@@ -106,7 +118,6 @@ class FarQueue {
     find_front();
   }
 
- private:
   struct Block {
     std::vector<T> entries;  // sorted by (cycle, seq) from head on
     size_t head = 0;         // entries before it were popped
@@ -140,6 +151,7 @@ class FarQueue {
   size_t ring_count_ = 0;
   uint64_t first_block_ = 0;        // the ring holds blocks [first_block_, first_block_ + kBlocks)
   const T* front_ = nullptr;        // the earliest entry, or nullptr: empty
+  uint64_t front_cycle_ = kEmpty;   // its cycle, or kEmpty
   uint32_t front_block_ = kInHeap;  // front_'s block in the ring, or kInHeap
   std::priority_queue<T, std::vector<T>, std::greater<T>> heap_;
 };
@@ -200,7 +212,7 @@ class CalendarQueue {
   // The earliest entry's cycle (not empty()).
   uint64_t top_cycle() {
     const T* near = near_front();
-    return far_.empty() || (near && far_.top() > *near) ? near->cycle : far_.top().cycle;
+    return far_.empty() || (near && far_.top() > *near) ? near->cycle : far_.front_cycle();
   }
 
   // Moves the earliest entry into `out` if it is due by `cycle`; false if
@@ -223,48 +235,60 @@ class CalendarQueue {
   // without pop_due()'s search and copy at every entry and for the pop that
   // finds nothing more, and without the swap of the bucket's vector with a
   // batch vector that cost about 15 host instructions a call. (A long-latency
-  // load's result comes from the far queue: then take_due_one_by_one().
+  // load's result comes from the far queue: then take_due_elsewhere().
   // Merging the bucket with the far queue's due entries cost the bench trace
   // 8 M host instructions more when tried.)
   Taken take_due(uint64_t cycle) {
     // What the last call handed out is done with: its storage (a bucket's,
     // which no push reached since, or spill_) is emptied.
     taken_->clear();
+    // No ring entry is before the cursor, which is always in the window: at
+    // `cycle` the ring's due entries are all in `cycle`'s bucket (the two
+    // tests of ring_due_only_in_own_bucket() in one).
+    const auto at = static_cast<uint32_t>(cycle % kBuckets);
+    Bucket& b = buckets_[at];
+    if (cursor_ == cycle && far_.front_cycle() > cycle && b.head == 0)  // else pop_due() took part of it
+      return hand_out(cycle, b);
+    return take_due_elsewhere(cycle);
+  }
+
+ private:
+  struct Bucket {
+    std::vector<T> entries;
+    size_t head = 0;  // entries before it were popped
+  };
+
+  // The entries due by `cycle`, all in its bucket b (none popped), handed out.
+  Taken hand_out(uint64_t cycle, Bucket& b) {
+    taken_ = &b.entries;
+    occupied_ &= ~(uint64_t{1} << (cycle % kBuckets));
+    moved_past(cycle);
+    return {b.entries.data(), b.entries.data() + b.entries.size()};
+  }
+
+  // take_due() when the ring's front is not at `cycle` or the far queue has
+  // an entry due: nothing due; or the ring's due entries all in `cycle`'s
+  // bucket, handed out there; else, with no ring entry due, a loop over
+  // the far queue's front, or pop_one_due() at each entry, into spill_. Out
+  // of line, as GCC split take_due() before on its own: the writeback
+  // inlines the common case only (inlined whole, take_due() left
+  // write_results: +24 M on the trace).
+  [[gnu::noinline]] Taken take_due_elsewhere(uint64_t cycle) {
+    taken_ = &spill_;
     if (no_entry_before_ > cycle) {
-      taken_ = &spill_;
       move_window_past(cycle);
       return {};
     }
     const bool ring_due_only_in_own = ring_due_only_in_own_bucket(cycle);
-    if (ring_due_only_in_own && (far_.empty() || far_.top().cycle > cycle)) {
-      const auto at = static_cast<uint32_t>(cycle % kBuckets);
-      Bucket& b = buckets_[at];
-      if (b.head == 0) {  // else pop_due() took part of it (a caller mixing the two)
-        taken_ = &b.entries;
-        occupied_ &= ~(uint64_t{1} << at);
-        moved_past(cycle);
-        return {b.entries.data(), b.entries.data() + b.entries.size()};
-      }
-    }
-    return take_due_one_by_one(cycle, ring_due_only_in_own);
-  }
-
- private:
-  // take_due() when the far queue has an entry due (or the ring's are not
-  // all in `cycle`'s bucket): with no ring entry due, a loop over the far
-  // queue's front; else pop_one_due() at each entry; into spill_. Out of
-  // line, as GCC split take_due() before on its own: the writeback inlines
-  // the common case only (inlined whole, take_due() left write_results:
-  // +24 M on the trace).
-  [[gnu::noinline]] Taken take_due_one_by_one(uint64_t cycle, bool ring_due_only_in_own) {
-    taken_ = &spill_;
     const auto at = static_cast<uint32_t>(cycle % kBuckets);
-    if (ring_due_only_in_own && !((occupied_ >> at) & 1) && !far_.empty() && far_.top().cycle <= cycle) {
+    Bucket& b = buckets_[at];
+    if (ring_due_only_in_own && far_.front_cycle() > cycle && b.head == 0) return hand_out(cycle, b);
+    if (ring_due_only_in_own && !((occupied_ >> at) & 1) && far_.front_cycle() <= cycle) {
       // The far queue's entries alone are due (most often a load's result).
       do {
         spill_.push_back(far_.top());
         far_.pop();
-      } while (!far_.empty() && far_.top().cycle <= cycle);
+      } while (far_.front_cycle() <= cycle);
       moved_past(cycle);
     } else {
       for (T e; pop_one_due(cycle, e);) spill_.push_back(e);
@@ -282,7 +306,7 @@ class CalendarQueue {
     // The far queue's front is asked first whether it is due: most often it is
     // not (a load's data far ahead), and then the ring's front leaves without
     // the two fronts' (cycle, seq) comparison.
-    const bool far_due = !far_.empty() && far_.top().cycle <= cycle;
+    const bool far_due = far_.front_cycle() <= cycle;
     if (far_due && (!near || *near > far_.top())) {
       out = far_.top();
       far_.pop();
@@ -302,16 +326,11 @@ class CalendarQueue {
     }
     // Neither front is due (the far queue's is not, or it would have left).
     no_entry_before_ = near ? near->cycle : kNone;
-    if (!far_.empty() && far_.top().cycle < no_entry_before_) no_entry_before_ = far_.top().cycle;
+    if (far_.front_cycle() < no_entry_before_) no_entry_before_ = far_.front_cycle();
     if (cycle + 1 > base_) base_ = cycle + 1;  // the ring's entries are all later
     if (!near) cursor_ = base_;
     return false;
   }
-
-  struct Bucket {
-    std::vector<T> entries;
-    size_t head = 0;  // entries before it were popped
-  };
 
   // Nothing is due by `cycle` (no_entry_before_ > cycle): the window moves on
   // without a search; no ring entry is earlier than no_entry_before_, so none
@@ -348,7 +367,7 @@ class CalendarQueue {
   void moved_past(uint64_t cycle) {
     base_ = cycle + 1;
     cursor_ = base_;
-    no_entry_before_ = far_.empty() ? kNone : far_.top().cycle;
+    no_entry_before_ = far_.front_cycle();  // kNone when empty
     if (occupied_ != 0) {
       cursor_ += static_cast<uint64_t>(__builtin_ctzll(occupied_from(static_cast<uint32_t>(base_ % kBuckets))));
       if (cursor_ < no_entry_before_) no_entry_before_ = cursor_;
@@ -378,7 +397,7 @@ class CalendarQueue {
   uint64_t no_entry_before_ = kNone;
   uint64_t occupied_ = 0;  // bit b: bucket b holds an entry (none: the ring is empty)
   uint64_t base_ = 0;    // first cycle of the ring's window
-  uint64_t cursor_ = 0;  // no ring entry is earlier (cursor_ >= base_)
+  uint64_t cursor_ = 0;  // no ring entry is earlier; base_ <= cursor_ < base_ + kBuckets
   std::array<Bucket, kBuckets> buckets_;
   FarQueue<T, kBuckets> far_;
   // Where take_due()'s entries came from when they are not in a bucket.

@@ -146,6 +146,37 @@ TEST(CalendarQueue, FarEntriesLeaveInOrderThroughBlocksAndHeap) {
   EXPECT_GT(popped, 10000u);
 }
 
+// FarQueue::front_cycle() is the front's cycle through pushes and pops of
+// the blocks and the heap, and ~0 once the queue is empty (the calendar's
+// tests whether a far entry is due read it alone).
+TEST(FarQueue, FrontCycleFollowsTheFront) {
+  std::mt19937_64 rng(5);
+  FarQueue<Entry, 8> q;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ref;
+  EXPECT_EQ(q.front_cycle(), ~uint64_t{0});
+  uint64_t seq = 0;
+  for (int round = 0; round < 2000; ++round) {
+    for (int k = static_cast<int>(rng() % 3); k > 0; --k) {
+      const Entry e{static_cast<uint64_t>(round) + rng() % (rng() % 4 == 0 ? 400 : 40), seq++};
+      q.push(e);
+      ref.push(e);
+      ASSERT_EQ(q.front_cycle(), ref.top().cycle);
+    }
+    for (int k = static_cast<int>(rng() % 3); k > 0 && !ref.empty(); --k) {
+      ASSERT_EQ(q.top().seq, ref.top().seq);
+      q.pop();
+      ref.pop();
+      ASSERT_EQ(q.front_cycle(), ref.empty() ? ~uint64_t{0} : ref.top().cycle);
+    }
+  }
+  while (!ref.empty()) {
+    q.pop();
+    ref.pop();
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.front_cycle(), ~uint64_t{0});
+}
+
 // take_due() hands over what pop_due() would pop, in its order, and leaves
 // the queue as pop_due() would: the same random writeback loop, each cycle
 // taking its due entries in one batch (retries pushed while the batch is
