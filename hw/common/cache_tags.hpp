@@ -53,8 +53,9 @@ class CacheTags {
   }
   // The same for the whole line. (Rounding the line mask changes nothing,
   // but handing line_mask_ to access_found() directly made GCC allocate
-  // SmCore::tick's registers worse, where the instruction cache's lookup is
-  // inlined: +7 M host instructions on hotspot, +44 M on the bench trace.)
+  // SmCore::tick's registers worse, when the instruction cache's search was
+  // inlined there: +7 M host instructions on hotspot, +44 M on the bench
+  // trace. It is now out of line, InstructionCache::fetch_searched.)
   Result access(uint64_t addr, bool allocate, bool dirty = false) { return access(addr, line_mask_, allocate, dirty); }
   // What access(addr, allocate) does when the whole line at `addr` hits in
   // tag entry `entry` (a Result's entry): if the entry holds the line with
@@ -89,9 +90,10 @@ class CacheTags {
   }
   Result access_found(uint32_t found, uint64_t addr, ChunkMask needed, bool allocate, bool dirty = false);
   // access_found() compiled into its caller, for the L2 slice's booking
-  // (nearly every access of an L2 that mostly misses): out of line, the
-  // call saved and restored six registers and its Result went through
-  // memory, to be read back field by field at once.
+  // (nearly every access of an L2 that mostly misses) and the SM's L1 and
+  // instruction cache lookups: out of line, the call saved and restored six
+  // registers and its Result went through memory, to be read back field by
+  // field at once.
   [[gnu::always_inline]] Result access_found_inline(uint32_t found, uint64_t addr, ChunkMask needed, bool allocate,
                                                     bool dirty);
   void invalidate(uint64_t addr);

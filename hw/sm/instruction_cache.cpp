@@ -22,7 +22,13 @@ InstructionCache::Lookup InstructionCache::fetch(uint64_t addr, uint64_t cycle) 
     ++probes_.hits_this_cycle;
     return {Outcome::Hit, 0};
   }
-  const CacheTags::Result tag = tags_->access(line, /*allocate=*/true);
+  return fetch_searched(line, cycle);
+}
+
+InstructionCache::Lookup InstructionCache::fetch_searched(uint64_t line, uint64_t cycle) {
+  // The whole line is needed (sectors_of() of it is itself).
+  const CacheTags::Result tag =
+      tags_->access_found_inline(tags_->find(line), line, tags_->line_mask(), /*allocate=*/true, /*dirty=*/false);
   if (!tag.hit) {
     ++misses_;
     ++fills_;

@@ -93,6 +93,10 @@ class InstructionCache {
   // (fill_requested, fill_in_flight, flush forget it), its next fetch is a
   // Hit again if the tags still hold it there, found without the search.
   static constexpr uint64_t kNoLine = ~0ull;
+  // fetch() past that shortcut: the search of the set and the rest. Out of
+  // line, so that fetch(), inlined into SmCore::tick, stays the shortcut
+  // and a call, while the tags' access is compiled into this one.
+  [[gnu::noinline]] Lookup fetch_searched(uint64_t line, uint64_t cycle);
   uint64_t last_hit_line_ = kNoLine;
   uint32_t last_hit_entry_ = 0;
   uint64_t hits_ = 0, misses_ = 0, pending_hits_ = 0, fills_ = 0;

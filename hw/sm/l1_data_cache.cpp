@@ -52,7 +52,8 @@ uint64_t L1DataCache::load_if_accepted(uint64_t line, ChunkMask chunks, uint64_t
 
 L1DataCache::Lookup L1DataCache::load_found(uint32_t found, uint64_t line, ChunkMask needed, uint64_t cycle,
                                             std::vector<uint32_t>* undecided) {
-  const CacheTags::Result r = tags_->access_found(found, line, needed, /*allocate=*/true);
+  // Compiled in (as the L2 slice's booking): SmCore::ldst_step's lookup, out of SmCore::tick.
+  const CacheTags::Result r = tags_->access_found_inline(found, line, needed, /*allocate=*/true, /*dirty=*/false);
   const ChunkMask present = needed.minus(r.missing);
   // The sectors already here: at the hit latency, or with their fill if it
   // is still on its way.
