@@ -477,7 +477,7 @@ void SmCore::writeback() {
 }
 
 template <bool kInterleaved, bool kInertGate, class RouteOf>
-void SmCore::write_results(RouteOf&& route_of) {
+void SmCore::write_results(RouteOf route_of) {
   // Taken in one batch: what the loop pushes (a retry) is due next cycle.
   const auto due = completions_.take_due(now_);
   // The cycle and each completion's destination count in locals: the bank
