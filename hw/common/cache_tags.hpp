@@ -51,11 +51,9 @@ class CacheTags {
   Result access(uint64_t addr, ChunkMask chunks, bool allocate, bool dirty = false) {
     return access_found(find(addr), addr, sectors_of(chunks), allocate, dirty);
   }
-  // The same for the whole line. (Rounding the line mask changes nothing,
-  // but handing line_mask_ to access_found() directly made GCC allocate
-  // SmCore::tick's registers worse, when the instruction cache's search was
-  // inlined there: +7 M host instructions on hotspot, +44 M on the bench
-  // trace. It is now out of line, InstructionCache::fetch_searched.)
+  // The same for the whole line. (The caches' hot lookups call find() and
+  // access_found_inline() instead: one search of the set for the miss test
+  // and the access, and no call.)
   Result access(uint64_t addr, bool allocate, bool dirty = false) { return access(addr, line_mask_, allocate, dirty); }
   // What access(addr, allocate) does when the whole line at `addr` hits in
   // tag entry `entry` (a Result's entry): if the entry holds the line with
