@@ -280,10 +280,10 @@ class SmCore : private MechanismMemoryPort {
   void writeback();
   // writeback() with `route_of(warp, reg)` as the route of a destination
   // (kInterleaved: its bank in the register file, as for
-  // OperandCollectors::read_units); kInertGate: the
-  // gate is known inert (inert_gate_), otherwise it is asked. The route is
-  // taken by value: through a reference, the interleaved route's bank count
-  // was reloaded from writeback()'s frame at every completion.
+  // OperandCollectors::read_units); kInertGate: the gate is known inert
+  // (inert_gate_), otherwise it is asked. The route is taken by value:
+  // through a reference, the interleaved route's bank count was reloaded
+  // from writeback()'s frame at every completion.
   template <bool kInterleaved, bool kInertGate, class RouteOf>
   void write_results(RouteOf route_of);
   void ldst_step();
