@@ -65,6 +65,7 @@ int sc_main(int argc, char** argv) {
                                 "(allowed: 1 to 256)");
     req.host_threads = static_cast<unsigned>(n);
     req.host_threads_always = smshare::host_threads_always_from_environment();
+    req.run_ahead = smshare::run_ahead_from_environment();
     if (!req.trace.empty()) req.kernel.clear();
     const double cpu0 = cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();

@@ -274,6 +274,10 @@ struct Mechanism {
   std::unique_ptr<WarpGate> gate;
   std::unique_ptr<MechanismHooks> hooks = std::make_unique<MechanismHooks>();
   std::shared_ptr<KernelSharedState> shared_state;  // the kernel's GPU-wide state, if any
+  // Makes global-memory transactions of its own (MechanismMemoryPort; Zorua's
+  // swap space): they are answered at once, so the SM is not ticked ahead
+  // of the others (SmCore::runs_ahead_ok).
+  bool accesses_memory = false;
   // Banks of the operand cache its route sends accesses to (BankGroup::OperandCache; EXPARS: 4).
   uint32_t operand_cache_banks = 0;
   // Cross-SM sharing: of each collector pool (SP, SFU, MEM), the units on

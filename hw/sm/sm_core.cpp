@@ -85,6 +85,7 @@ struct SmCore::Cta {
   CtaAllocation alloc;
   std::vector<uint32_t> warp_slots;
   uint32_t live_warps = 0;       // not yet retired
+  uint32_t streams_ended = 0;    // live warps whose instruction stream has ended (may_take_a_cta())
   uint32_t may_arrive = 0;       // warps that can still reach a barrier (not exhausted)
   uint32_t arrived = 0;          // warps waiting at the current barrier
   bool release_pending = false;  // every warp arrived: opens at the start of the next cycle
@@ -315,6 +316,8 @@ bool SmCore::launch_one_cta() {
       warps_[upper].upper = true;
     }
   cta.live_warps = cta.may_arrive = warps_needed;
+  cta.streams_ended = 0;
+  ctas_near_end_ += warps_needed <= 1;
   ++resident_ctas_;
   resident_warps_ += warps_needed;
   stats_.max_resident_ctas = std::max<uint64_t>(stats_.max_resident_ctas, resident_ctas_);
@@ -1473,15 +1476,13 @@ void SmCore::decode() {
     w.ib_head = dst;
     for (; w.ib_count < w.ib_entries; ++dst) {
       if (!w.program->next(*dst)) {
-        w.stream_done = true;
-        w.program.reset();
+        end_stream(w);
         note_if_exhausted(slot);
         break;
       }
       ++w.ib_count;
       if (dst->op == OpClass::Exit) {  // issued like any instruction; nothing follows it
-        w.stream_done = true;
-        w.program.reset();
+        end_stream(w);
         break;
       }
     }
@@ -1654,7 +1655,19 @@ void SmCore::retire_warp(uint32_t warp) {
   schedulers_[w.scheduler]->warp_finished(warp);
   mechanism_.hooks->warp_finished(w.ctx);
   Cta& cta = ctas_[w.ctx.cta_slot];
-  if (--cta.live_warps == 0) retire_cta(w.ctx.cta_slot);
+  --cta.streams_ended;  // a warp retires only once its stream has ended
+  if (--cta.live_warps == 0) {
+    --ctas_near_end_;
+    retire_cta(w.ctx.cta_slot);
+  }
+}
+
+void SmCore::end_stream(Warp& w) {
+  w.stream_done = true;
+  w.program.reset();
+  Cta& cta = ctas_[w.ctx.cta_slot];
+  ctas_near_end_ += cta.live_warps - cta.streams_ended == 2;
+  ++cta.streams_ended;
 }
 
 void SmCore::retire_cta(uint32_t cta_slot) {

@@ -226,6 +226,24 @@ class SmCore : private MechanismMemoryPort {
   // for it itself.
   void set_tick_turn(TickTurn* turn) { turn_ = turn; }
 
+  // What the GPU's clock asks before it ticks the SM ahead of the other SMs
+  // (GpuModule, "run-ahead"; docs/performance.md):
+  // - whether the running kernel's SM can be ticked ahead at all: it leaves
+  //   every memory request for later (one LDST line and one fetch a cycle),
+  //   and its mechanism keeps no kernel-wide state and makes no memory
+  //   transactions of its own;
+  bool runs_ahead_ok() const {
+    return answers_later_ok_ && !mechanism_.shared_state && !mechanism_.accesses_memory;
+  }
+  // - whether its next tick may take a CTA from the dispatcher, which deals
+  //   CTAs in (cycle, SM) order;
+  bool may_take_a_cta() const { return ctas_near_end_ != 0 && dispatcher_ != nullptr && dispatcher_->has_next(); }
+  // - whether a deferred read of its own is still undecided: the memory
+  //   system's next decision may be its answer (memory_response()).
+  bool awaits_memory_decision() const { return reads_in_flight_ != 0; }
+  // Whether the SM has ticked `cycle` or a later one since the kernel started.
+  bool ticked_since(uint64_t cycle) const { return last_ticked_ != kNotTicked && last_ticked_ >= cycle; }
+
   // The SM's named structures, for the modules that name and trace them
   // (and for a mechanism that attaches a neighbour's register banks:
   // bank_arbitrator().attach_neighbour). The register file is the
@@ -414,6 +432,15 @@ class SmCore : private MechanismMemoryPort {
   [[gnu::always_inline]] inline void maybe_retire(uint32_t warp);
   void retire_warp(uint32_t warp);
   void retire_cta(uint32_t cta_slot);
+  // Resident CTAs with at most one live warp whose instruction stream goes
+  // on. A CTA ends when its last live warp retires, and a warp retires only
+  // once its stream has ended; a tick ends at most one more stream (its one
+  // fetch: sm.fetch_per_cycle = 1, which runs_ahead_ok() requires), so only
+  // such a CTA can end in the next tick (may_take_a_cta()).
+  uint32_t ctas_near_end_ = 0;
+  // Warp `w`'s instruction stream has ended: it retires once drained.
+  // Out of line: once per warp, in fetch's loop.
+  [[gnu::noinline]] void end_stream(Warp& w);
   void note_wake(uint64_t cycle) {
     if (cycle > now_ && cycle < wake_hint_) wake_hint_ = cycle;
   }

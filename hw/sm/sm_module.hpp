@@ -75,6 +75,7 @@ class SmModule : public sc_core::sc_module, private GlobalMemoryPort {
   // the first cycle from which it must be ticked for them (SmCore::kNever:
   // none sooner than its tick said).
   uint64_t apply_later_answers();
+  bool has_later_requests() const { return !later_requests_.empty(); }
 
   // The memory system's answer to a deferred read (dram.scheduler: frfcfs):
   // the read named `token` is entirely back at `done_ps`. Returns the cycle

@@ -1,6 +1,8 @@
 #include "hw/top/gpu_module.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "hw/mem/ps_time.hpp"
 
@@ -8,7 +10,7 @@ namespace smshare {
 
 GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
                      ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads,
-                     bool host_threads_always)
+                     bool host_threads_always, bool run_ahead)
     : sc_module(name),
       spec_(spec),
       period_ps_(spec.core_period_ps()),
@@ -47,6 +49,11 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
           sms_.at(static_cast<size_t>(sm_configs_[i].neighbour))->core().bank_arbitrator());
   due_.assign(spec.num_sms, SmCore::kNever);
   if (host_threads > 1) start_host_threads(host_threads, host_threads_always);
+  // The threads order the SMs' requests per cycle themselves.
+  if (run_ahead && !ticks_) {
+    run_ahead_turn_ = std::make_unique<RunAheadTurn>();
+    held_next_.assign(spec.num_sms, kNotHeld);
+  }
   // Kernel 0 is launched in start_of_simulation(); the clock runs from
   // time 0 and re-arms itself for the next cycle anything is due.
   SC_METHOD(clock_method);
@@ -120,12 +127,61 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
     if (due == cycle) {
       after.any_was_due = true;
       if (i + 1 < num_sms) cores_[i + 1]->prefetch_tick_state();
-      due = due_[i] = cores_[i]->tick(cycle);
+      due = due_[i] = kernel_runs_ahead_ ? tick_window(i, cycle) : cores_[i]->tick(cycle);
     }
     after.note(due);
   }
   if (due_units >= 2) pace_.record(due_sms);
   return after;
+}
+
+uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle) {
+  // An SM ticked ahead, in cycle t > `cycle`, gives the report it would
+  // have given ticked in t's turn if nothing another SM does in between
+  // reaches it:
+  // - its memory requests wait, as on the host threads, to be booked when
+  //   the clock is at t, in SM order among that cycle's (so the memory
+  //   system sees every request in (cycle, SM) order); the window ends
+  //   after such a tick and the SM takes the answers then;
+  // - it takes no CTA while another SM could still take one first
+  //   (may_take_a_cta());
+  // - an undecided read of its own is answered by a DRAM decision
+  //   delivered when the clock reaches the decision's cycle, never before
+  //   next_memory_cycle() (a request booked later only adds competition:
+  //   it cannot make an earlier one's decision sooner), so with one the
+  //   window ends before that cycle (deliver_memory_responses checks it);
+  // - runs_ahead_ok() rules out the rest: kernel-wide state, requests
+  //   answered at once, and (checked at launch) borrowed register banks.
+  SmModule& module = *sms_[sm];
+  SmCore& core = *cores_[sm];
+  uint64_t due;
+  if (held_next_[sm] != kNotHeld) {  // it stopped ahead in this cycle: its requests' turn
+    module.book_later_requests();
+    due = std::min(held_next_[sm], module.apply_later_answers());
+    held_next_[sm] = kNotHeld;
+  } else {
+    due = core.tick(cycle);
+  }
+  uint64_t end = SmCore::kAwaitMemory;  // the window's end (exclusive)
+  if (core.awaits_memory_decision()) end = std::min(end, next_memory_cycle());
+  if (due >= end || core.may_take_a_cta()) return due;
+  ++windows_ahead_;
+  module.set_tick_turn(run_ahead_turn_.get());
+  uint64_t t;
+  do {
+    t = due;
+    due = core.tick(t);
+    ++ticks_ahead_;
+    if (module.has_later_requests()) break;
+  } while (due < end && !core.may_take_a_cta());
+  module.set_tick_turn(nullptr);
+  // Requests to book in t's turn, or asleep: the clock must visit t (an
+  // SM's last tick may end the kernel there: kernel_drained()).
+  if (module.has_later_requests() || due >= SmCore::kAwaitMemory) {
+    held_next_[sm] = due;
+    return t;
+  }
+  return due;
 }
 
 void GpuModule::clock_method() {
@@ -187,6 +243,10 @@ void GpuModule::deliver_memory_responses(uint64_t cycle) {
   responses_.clear();
   memory_->advance(ps_time(before, resolution_), responses_);
   for (const MemCompletion& c : responses_) {
+    // Run-ahead's rule (tick_window()): no SM has ticked past an answer.
+    if (kernel_runs_ahead_ && cores_[c.sm]->ticked_since(cycle))
+      throw std::logic_error("sm" + std::to_string(c.sm) + " ticked ahead past the DRAM decision on its read delivered in cycle " +
+                             std::to_string(cycle));
     wake(c.sm, sms_[c.sm]->memory_response(c.token, c.done_ps));
   }
 }
@@ -242,11 +302,14 @@ void GpuModule::launch(size_t k, uint64_t cycle) {
   // One GPU-wide state per kernel, shared by every SM's mechanism instance.
   std::shared_ptr<KernelSharedState> shared = mechanism_.make_kernel_shared_state();
   cta_dispatcher_->bind(*dispatchers_[k]);
+  kernel_runs_ahead_ = run_ahead_turn_ && !wave_;
+  if (run_ahead_turn_) run_ahead_turn_->bind(*dispatchers_[k]);
   for (uint32_t i = 0; i < sms_.size(); ++i) {
     const SmConfiguration& c = sm_configs_[i];
     sms_[i]->begin_kernel(
         *rec.kernel, mechanism_.make(c.spec.sm, rec.kernel->resources(), kernel_origin_, i, shared, c.settings.get()),
         *dispatchers_[k]);
+    kernel_runs_ahead_ = kernel_runs_ahead_ && c.neighbour < 0 && cores_[i]->runs_ahead_ok();
   }
   for (bool any = true; any;) {
     any = false;

@@ -31,6 +31,7 @@
 #include "hw/sm/occupancy.hpp"
 #include "hw/sm/sm_module.hpp"
 #include "hw/top/cta_dispatcher_module.hpp"
+#include "hw/top/run_ahead_turn.hpp"
 
 namespace smshare {
 
@@ -55,9 +56,12 @@ class GpuModule : public sc_core::sc_module {
   // threads (this one among them), with the same result (parallel_ticks.hpp).
   // `host_threads_always`: every cycle with SMs of two units due goes to the
   // threads, however slow (SMSHARE_HOST_THREADS_ALWAYS: tests, the bench).
+  // `run_ahead` (one host thread): an SM is ticked several cycles in a row
+  // where that cannot change the report (tick_window()); false: every SM
+  // one cycle at a time (SMSHARE_RUN_AHEAD=0: tests, the bench).
   GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
             ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads = 1,
-            bool host_threads_always = false);
+            bool host_threads_always = false, bool run_ahead = true);
   ~GpuModule() override;
 
   // Registers the probes of the SMs `wave` traces (--vcd-sms). In the
@@ -89,6 +93,11 @@ class GpuModule : public sc_core::sc_module {
   // --host-threads: cycles with SMs of two or more units due, and how many
   // of them were ticked on the threads (ParallelPace); both 0 with one thread.
   const ParallelPace& parallel_pace() const { return pace_; }
+  // Run-ahead: SM ticks run ahead of the cycle the clock was at, and the
+  // windows they were in (a window: the ticks of one SM in a row after one
+  // at the clock's cycle); both 0 when no SM ran ahead.
+  uint64_t sm_ticks_ahead() const { return ticks_ahead_; }
+  uint64_t run_ahead_windows() const { return windows_ahead_; }
 
  private:
   SC_HAS_PROCESS(GpuModule);
@@ -134,6 +143,13 @@ class GpuModule : public sc_core::sc_module {
   };
   // Ticks the SMs due in `cycle` (in SM order, or on the host threads).
   DueAfterTicks tick_due_sms(uint64_t cycle);
+  // Run-ahead: ticks SM `sm`, due in `cycle` (the clock's cycle), and then
+  // on, its later cycles ahead of the other SMs, while nothing another SM
+  // does first could change what it does; returns its due cycle, or the
+  // cycle of its last tick if the clock must visit it (held_next_).
+  // The SMs' state stays in the host's caches across those ticks, where
+  // ticking each SM once a cycle in turn finds it evicted by the others'.
+  uint64_t tick_window(uint32_t sm, uint64_t cycle);
   // Builds the units and, when there are two or more, the pool of up to
   // `host_threads` threads (one per unit at most).
   void start_host_threads(unsigned host_threads, bool host_threads_always);
@@ -182,6 +198,18 @@ class GpuModule : public sc_core::sc_module {
   std::unique_ptr<NextDue[]> next_due_;
   uint32_t booked_through_ = 0;  // SMs below it have had every later request booked this cycle
   ParallelPace pace_;  // whether the threads are faster now
+  // Run-ahead (one host thread, no waveform): the turn of an SM ticked ahead
+  // (null: run-ahead off for the run), and whether the running kernel's SMs
+  // may run ahead (every one runs_ahead_ok(), none reaching a neighbour).
+  std::unique_ptr<RunAheadTurn> run_ahead_turn_;
+  bool kernel_runs_ahead_ = false;
+  // Per SM: kNotHeld, or the due cycle its last tick returned when it
+  // stopped ahead at due_[sm] with requests to book there in SM order (or
+  // asleep: the clock visits the cycle of its last tick).
+  static constexpr uint64_t kNotHeld = 0;
+  std::vector<uint64_t> held_next_;
+  uint64_t ticks_ahead_ = 0;
+  uint64_t windows_ahead_ = 0;
   std::function<void(const ParallelTicks::Unit&)> tick_unit_;
   uint64_t launch_at_ = SmCore::kNever;       // cycle the next kernel starts
   Waveform* wave_ = nullptr;                  // null: no waveform

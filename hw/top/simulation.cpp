@@ -231,7 +231,7 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
 
   check_waveform_options(options.waveform, spec);
   GpuModule gpu("gpu", spec, kernels, mechanism, options.kernel_origin, options.host_threads,
-                options.host_threads_always);
+                options.host_threads_always, options.run_ahead);
   std::unique_ptr<Waveform> wave;
   if (!options.waveform.path.empty()) {
     WaveformOptions w = options.waveform;
@@ -261,6 +261,8 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
   nlohmann::json report = simulation_report(gpu, id, mechanism.hardware(spec), effective, host_seconds);
   report["host"]["threads"] = options.host_threads;
   report["host"]["cycles_with_several_units_due"] = gpu.parallel_pace().cycles();
+  report["host"]["sm_ticks_run_ahead"] = gpu.sm_ticks_ahead();
+  report["host"]["run_ahead_windows"] = gpu.run_ahead_windows();
   report["host"]["cycles_ticked_on_threads"] = gpu.parallel_pace().parallel_cycles();
   return report;
 }
@@ -279,6 +281,7 @@ nlohmann::json run_simulation(const RunRequest& req) {
   options.progress = req.progress;
   options.host_threads = req.host_threads;
   options.host_threads_always = req.host_threads_always;
+  options.run_ahead = req.run_ahead;
   std::vector<KernelSource*> kernels;
   for (const auto& k : run.kernels) kernels.push_back(k.get());
   return simulate(run.spec, kernels, options);
@@ -352,6 +355,13 @@ bool host_threads_always_from_environment() {
   if (std::string(value) == "1") return true;
   throw InputError(std::string("environment variable SMSHARE_HOST_THREADS_ALWAYS: '") + value +
                    "' is not one of 0, 1");
+}
+
+bool run_ahead_from_environment() {
+  const char* value = std::getenv("SMSHARE_RUN_AHEAD");
+  if (!value || std::string(value).empty() || std::string(value) == "1") return true;
+  if (std::string(value) == "0") return false;
+  throw InputError(std::string("environment variable SMSHARE_RUN_AHEAD: '") + value + "' is not one of 0, 1");
 }
 
 nlohmann::json strip_host_fields(nlohmann::json report) {

@@ -35,6 +35,8 @@ struct RunRequest {
                                             // changes the report (but its host.threads)
   bool host_threads_always = false;         // every cycle with two units due on the threads, however slow
                                             // (host_threads_always_from_environment)
+  bool run_ahead = true;                    // SMs ticked ahead where the report cannot change; never
+                                            // changes the report (run_ahead_from_environment)
 };
 
 struct GpuSpec;
@@ -53,6 +55,7 @@ struct SimulateOptions {
   bool progress = false;                    // RunRequest::progress
   unsigned host_threads = 1;                // RunRequest::host_threads
   bool host_threads_always = false;         // RunRequest::host_threads_always
+  bool run_ahead = true;                    // RunRequest::run_ahead
 };
 
 // SMSHARE_HOST_THREADS_ALWAYS=1 (0 or unset: no): with --host-threads, every
@@ -61,6 +64,11 @@ struct SimulateOptions {
 // otherwise a run ticks on the threads only while that is faster. Any other
 // value is bad input (InputError naming the variable).
 bool host_threads_always_from_environment();
+// SMSHARE_RUN_AHEAD=0 (1 or unset: yes): with one host thread, every SM is
+// ticked one cycle at a time, never several cycles ahead of the others (the
+// tests that run-ahead leaves every report as it is; the bench's
+// comparison). Any other value is bad input (InputError naming the variable).
+bool run_ahead_from_environment();
 nlohmann::json simulate(const GpuSpec& spec, KernelSource& kernel, const SimulateOptions& options);
 // A stream of kernels run one after another (a trace's kernel list).
 nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& kernels,

@@ -800,6 +800,86 @@ def _(ctx):
     expect_err(res, "SMSHARE_HOST_THREADS_ALWAYS", "'yes'", "0, 1")
 
 
+# --- run-ahead: on one host thread the clock ticks an SM several cycles in a
+# row, ahead of the others, where nothing another SM does first could change
+# what it does (GpuModule::tick_window); SMSHARE_RUN_AHEAD=0 ticks every SM
+# one cycle at a time. Every report must be the same either way (host fields
+# aside), and the runs that may run ahead must do so, or this tests nothing.
+
+def same_with_run_ahead(ctx, *args, runs_ahead=True):
+    """Runs `args` with SMSHARE_RUN_AHEAD=0 and 1; the reports must agree. Returns the second."""
+    plain = ctx.run(*args, "--json", timeout=300, env=dict(os.environ, SMSHARE_RUN_AHEAD="0"))
+    expect_rc(plain, 0)
+    ahead = ctx.run(*args, "--json", timeout=300, env=dict(os.environ, SMSHARE_RUN_AHEAD="1"))
+    expect_rc(ahead, 0)
+    ref, rep = plain.json(), ahead.json()
+    check(ref["host"]["sm_ticks_run_ahead"] == ref["host"]["run_ahead_windows"] == 0,
+          f"SMSHARE_RUN_AHEAD=0 ran ahead: {ref['host']}")
+    ticks, windows = rep["host"]["sm_ticks_run_ahead"], rep["host"]["run_ahead_windows"]
+    if runs_ahead:
+        check(ticks >= windows > 0, f"smshare {' '.join(ahead.args)} never ran ahead: {rep['host']}")
+    else:
+        check(ticks == windows == 0, f"smshare {' '.join(ahead.args)} ran ahead: {rep['host']}")
+    d = first_difference(strip_host(ref), strip_host(rep))
+    check(d is None, f"smshare {' '.join(ahead.args)} differs from SMSHARE_RUN_AHEAD=0 at {d}")
+    return rep
+
+
+# Which mechanisms' SMs run ahead (SmCore::runs_ahead_ok): not with a
+# kernel-wide state (Jatala's instances share SM0's DWE reference), a
+# mechanism's own memory traffic (Zorua's swap) or borrowed register banks
+# (cross-SM sharing's groups).
+RUNS_AHEAD = {"baseline": True, "regshare": False, "spmshare": False, "zorua": False, "expars": True,
+              "occ": False, "bal": False, "bigsm": False, "bigsm_occ": False}
+
+
+@case("run_ahead_every_mechanism")
+def _(ctx):
+    check(sorted(RUNS_AHEAD) == sorted(HOST_THREAD_MECHANISM_RUNS),
+          f"RUNS_AHEAD names {sorted(RUNS_AHEAD)}, the mechanisms run are {sorted(HOST_THREAD_MECHANISM_RUNS)}")
+    for name, args in HOST_THREAD_MECHANISM_RUNS.items():
+        r = same_with_run_ahead(ctx, "run", "--mechanism", name, "--ctas", 40, *args, runs_ahead=RUNS_AHEAD[name])
+        check(r["mechanism"] == name, f"ran {r['mechanism']!r}, not {name!r}")
+    # The grid larger than the SMs hold: CTAs launched as others end, mid-run.
+    same_with_run_ahead(ctx, *SMALL, "--ctas", 300)
+    same_with_run_ahead(ctx, "run", "--mechanism", "expars", "--config", "fermi-gtx480", "--kernel", "btree",
+                        "--ctas", 200)
+
+
+@case("run_ahead_every_scheduler_trace_and_fcfs")
+def _(ctx):
+    res = ctx.run("run", "--help")
+    schedulers = re.search(r"warp scheduler: ([a-z|-]+)", res.out + res.err).group(1).split("|")
+    check(len(schedulers) >= 6, f"schedulers from the help: {schedulers}")
+    for s in schedulers:
+        r = same_with_run_ahead(ctx, *SMALL, "--ctas", 120, "--scheduler", s)
+        check(r["scheduler"] == s, f"ran {r['scheduler']!r}, not {s!r}")
+    for t in sorted(glob.glob(str(REPO / "tb" / "traces" / "*" / "kernelslist.g"))):
+        same_with_run_ahead(ctx, "run", "--config", "fermi-gtx480", "--trace", t)
+    same_with_run_ahead(ctx, *SMALL, "--ctas", 120, "--set", "dram.scheduler=fcfs")
+    # Two LDST lines a cycle: requests answered at once, so no SM runs ahead.
+    same_with_run_ahead(ctx, "run", "--config", "accelsim-qv100", "--kernel", "hotspot", "--ctas", 80,
+                        runs_ahead=False)
+    # A waveform samples every SM each cycle of its window: no run-ahead, and
+    # the same signals as without it.
+    vcds = []
+    for flag in ("0", "1"):
+        vcd = ctx.tmp / f"ra{flag}.vcd"
+        res = ctx.run(*SMALL, "--ctas", 30, "--set", "gpu.num_sms=4", "--vcd", vcd, "--vcd-window", "0:3000",
+                      "--json", env=dict(os.environ, SMSHARE_RUN_AHEAD=flag))
+        expect_rc(res, 0)
+        check(res.json()["host"]["sm_ticks_run_ahead"] == 0, f"ran ahead with a waveform: {res.json()['host']}")
+        vcds.append([line for line in vcd.read_text().splitlines() if "$date" not in line])
+    check(vcds[0] == vcds[1], "the waveform with SMSHARE_RUN_AHEAD=1 differs from the one with 0")
+
+
+@case("bad_run_ahead")
+def _(ctx):
+    res = ctx.run(*SMALL, "--ctas", 3, env=dict(os.environ, SMSHARE_RUN_AHEAD="yes"))
+    expect_rc(res, 1)
+    expect_err(res, "SMSHARE_RUN_AHEAD", "'yes'", "0, 1")
+
+
 @case("frfcfs_scattered_loads_complete")
 def _(ctx):
     # bfs's loads are scattered (a line per lane): a load sends its lines over
