@@ -87,3 +87,19 @@ locality_row() {
 echo "== locality: the same work on 15 SMs and on one =="
 locality_row "hotspot on fermi-gtx480" fermi-gtx480 hotspot
 locality_row "generated trace on fermi-gtx480" fermi-gtx480 --trace "$trace_dir/kernelslist.g"
+
+# Run-ahead (one host thread): the clock ticks an SM several cycles in a row
+# where nothing another SM does first could change what it does, so its state
+# stays in the host's caches (docs/performance.md, "Thirteenth round");
+# SMSHARE_RUN_AHEAD=0 ticks every SM one cycle at a time. Same reports.
+run_ahead_row() {
+  local title=$1; shift
+  local off on
+  off=$(SMSHARE_RUN_AHEAD=0 build/bench_sim_speed "$@" | awk '/^  loop:/ {print $2}')
+  on=$(build/bench_sim_speed "$@" | awk '/^  loop:/ {print $2}')
+  awk -v t="$title" -v f="$off" -v n="$on" \
+    'BEGIN { printf "  %-28s %9.0f warp-inst/s a cycle at a time, %9.0f run ahead: %.2fx\n", t, f, n, n / f }'
+}
+echo "== run-ahead: each SM ticked several cycles in a row, against one cycle at a time =="
+run_ahead_row "hotspot on fermi-gtx480" fermi-gtx480 hotspot
+run_ahead_row "generated trace on fermi-gtx480" fermi-gtx480 --trace "$trace_dir/kernelslist.g"
