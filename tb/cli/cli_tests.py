@@ -760,11 +760,16 @@ def _(ctx):
         check(r["mechanism"] == name, f"ran {r['mechanism']!r}, not {name!r}")
 
 
-@case("host_threads_every_scheduler")
-def _(ctx):
+def schedulers_from_help(ctx):
     res = ctx.run("run", "--help")
     schedulers = re.search(r"warp scheduler: ([a-z|-]+)", res.out + res.err).group(1).split("|")
     check(len(schedulers) >= 6, f"schedulers from the help: {schedulers}")
+    return schedulers
+
+
+@case("host_threads_every_scheduler")
+def _(ctx):
+    schedulers = schedulers_from_help(ctx)
     for s in schedulers:
         r = same_on_host_threads(ctx, *SMALL, "--ctas", 40, "--scheduler", s)
         check(r["scheduler"] == s, f"ran {r['scheduler']!r}, not {s!r}")
@@ -848,9 +853,7 @@ def _(ctx):
 
 @case("run_ahead_every_scheduler_trace_and_fcfs")
 def _(ctx):
-    res = ctx.run("run", "--help")
-    schedulers = re.search(r"warp scheduler: ([a-z|-]+)", res.out + res.err).group(1).split("|")
-    check(len(schedulers) >= 6, f"schedulers from the help: {schedulers}")
+    schedulers = schedulers_from_help(ctx)
     for s in schedulers:
         r = same_with_run_ahead(ctx, *SMALL, "--ctas", 120, "--scheduler", s)
         check(r["scheduler"] == s, f"ran {r['scheduler']!r}, not {s!r}")
