@@ -13,7 +13,9 @@ MemoryTiming::MemoryTiming(const GpuSpec& spec, uint64_t dram_capacity_bytes)
       frfcfs_(spec.dram.scheduler == DramScheduler::Frfcfs),
       decision_lead_ps_((uint64_t(spec.icnt.latency) + spec.l2.hit_latency + spec.dram.latency) *
                         spec.core_period_ps()),
-      decision_ps_(spec.dram.channels, kDeferred) {
+      decision_ps_(spec.dram.channels, kDeferred),
+      undecided_reads_(size_t(spec.num_sms) * spec.dram.channels, 0),
+      undecided_channels_(spec.num_sms, 0) {
   const uint64_t period = spec.core_period_ps();
   for (uint32_t c = 0; c < spec.dram.channels; ++c) {
     dram_.push_back(std::make_unique<DramChannelTiming>(spec.dram, spec.l2.line_bytes, spec.l2.sector_bytes,
@@ -26,6 +28,7 @@ inline void MemoryTiming::complete(uint32_t r, std::vector<MemCompletion>& out) 
   const Response& resp = responses_[r];
   // The data leaves the L2 slice: down the interconnect to its SM.
   out.push_back({resp.sm, resp.token, icnt_.to_sm(resp.partition, resp.sm, resp.ready_ps, resp.bytes)});
+  read_answered(resp.sm, resp.partition);
   free_responses_.push_back(r);
 }
 
@@ -106,6 +109,7 @@ MemStatus MemoryTiming::access(const MemRequest& req, uint64_t& done_ps) {
       responses_[r] = {req.sm, p, req.bytes, 1, req.token, 0};  // waiting for the L2 (held) or its fills
       if (data != L2Slice::kHeld) settle(p, r, fill, data, waits_, nullptr);  // it waits for fills: nothing completes
     }
+    read_deferred(req.sm, p);
     done_ps = kDeferred;
   }
   return MemStatus::ok;

@@ -26,6 +26,7 @@
 // arrived by such a decision.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -92,6 +93,22 @@ class MemoryTiming {
   void advance(uint64_t before_ps, std::vector<MemCompletion>& out);
   // The time of the next channel decision (kDeferred: none waits).
   uint64_t next_decision_ps() const { return decision_ps_[next_channel_]; }
+  // The earliest time a deferred read of SM `sm` can be answered
+  // (kDeferred: none is undecided). A read is answered only by a decision
+  // of its own partition's channel (its fills', or one that frees the MSHR
+  // it is held behind), and no request booked later can make that channel
+  // decide sooner than its next decision now: decisions are taken in time
+  // order, a new request is either taken itself or waits with the others,
+  // and behind a held miss the slice's input holds every new one. The
+  // clock ticks an SM ahead of the others up to it (GpuModule::tick_window).
+  uint64_t next_decision_ps_for(uint32_t sm) const {
+    const uint64_t channels = undecided_channels_[sm];
+    if (channels >> next_channel_ & 1) return next_decision_ps();  // the earliest of all is one of them
+    uint64_t t = kDeferred;
+    for (uint64_t m = channels; m != 0; m &= m - 1)
+      t = std::min(t, decision_ps_[static_cast<size_t>(__builtin_ctzll(m))]);
+    return t;
+  }
   // The least time from a request leaving an SM to its reaching a DRAM
   // channel (icnt.latency + l2.hit_latency + dram.latency).
   uint64_t decision_lead_ps() const { return decision_lead_ps_; }
@@ -183,6 +200,16 @@ class MemoryTiming {
   // current by channel_changed() rather than recomputed.
   std::vector<uint64_t> decision_ps_;
   uint32_t next_channel_ = 0;
+  // Per SM and channel, [sm * channels + c]: its deferred reads not yet
+  // answered; and per SM, the channels where it has any (dram.channels <= 64).
+  std::vector<uint32_t> undecided_reads_;
+  std::vector<uint64_t> undecided_channels_;
+  void read_deferred(uint32_t sm, uint32_t c) {
+    if (undecided_reads_[size_t(sm) * decision_ps_.size() + c]++ == 0) undecided_channels_[sm] |= uint64_t{1} << c;
+  }
+  void read_answered(uint32_t sm, uint32_t c) {
+    if (--undecided_reads_[size_t(sm) * decision_ps_.size() + c] == 0) undecided_channels_[sm] &= ~(uint64_t{1} << c);
+  }
 };
 
 }  // namespace smshare

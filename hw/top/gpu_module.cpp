@@ -147,9 +147,9 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle) {
   //   (may_take_a_cta());
   // - an undecided read of its own is answered by a DRAM decision
   //   delivered when the clock reaches the decision's cycle, never before
-  //   next_memory_cycle() (a request booked later only adds competition:
-  //   it cannot make an earlier one's decision sooner), so with one the
-  //   window ends before that cycle (deliver_memory_responses checks it);
+  //   the cycle of its channel's next decision now
+  //   (MemoryTiming::next_decision_ps_for), so with one the window ends
+  //   before that cycle (deliver_memory_responses checks it);
   // - runs_ahead_ok() rules out the rest: kernel-wide state, requests
   //   answered at once, and (checked at launch) borrowed register banks.
   SmModule& module = *sms_[sm];
@@ -163,7 +163,8 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle) {
     due = core.tick(cycle);
   }
   uint64_t end = SmCore::kAwaitMemory;  // the window's end (exclusive)
-  if (core.awaits_memory_decision()) end = std::min(end, next_memory_cycle());
+  if (core.awaits_memory_decision())
+    end = std::min(end, memory_cycle_of(memory_->timing().next_decision_ps_for(sm)));
   if (due >= end || core.may_take_a_cta()) return due;
   ++windows_ahead_;
   module.set_tick_turn(run_ahead_turn_.get());
@@ -256,9 +257,10 @@ void GpuModule::wake(uint32_t sm, uint64_t cycle) {
   due = due >= SmCore::kAwaitMemory ? cycle : std::min(due, cycle);
 }
 
-uint64_t GpuModule::next_memory_cycle() const {
-  // The first cycle whose deliver_memory_responses() takes the next decision.
-  const uint64_t t = memory_->timing().next_decision_ps();
+uint64_t GpuModule::next_memory_cycle() const { return memory_cycle_of(memory_->timing().next_decision_ps()); }
+
+uint64_t GpuModule::memory_cycle_of(uint64_t t) const {
+  // The first cycle whose deliver_memory_responses() takes a decision at `t`.
   if (t == MemoryTiming::kDeferred) return SmCore::kNever;
   const uint64_t lead = memory_->timing().decision_lead_ps();
   return t < lead ? 0 : (t - lead) / period_ps_ + 1;

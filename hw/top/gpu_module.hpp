@@ -118,6 +118,9 @@ class GpuModule : public sc_core::sc_module {
   // which the next decision is due (SmCore::kNever: none).
   void deliver_memory_responses(uint64_t cycle);
   uint64_t next_memory_cycle() const;
+  // The first cycle whose deliver_memory_responses() takes a decision at
+  // `decision_ps` (SmCore::kNever for MemoryTiming::kDeferred).
+  uint64_t memory_cycle_of(uint64_t decision_ps) const;
   // SM `sm` must be ticked from `cycle` on (its memory answers): sooner than
   // it was due, or at all when it slept until a deferred response.
   void wake(uint32_t sm, uint64_t cycle);

@@ -277,5 +277,49 @@ TEST(MemoryTimingFrfcfs, TheKeptNextDecisionIsAlwaysWhatAPollGives) {
   EXPECT_EQ(m.deferred_in_flight(), 0u);
 }
 
+// The clock ticks an SM ahead of the others, with a read of its own
+// undecided, up to next_decision_ps_for(sm) (GpuModule::tick_window): no
+// decision before it may answer one of the SM's reads, whatever the other
+// SMs book meanwhile. Over a random stream (misses, pending hits, write-backs,
+// misses held at an input for want of an MSHR), each SM's bound, taken after
+// its own request and now and then later, must not exceed the time of any
+// decision that answers one of its reads until its next request.
+TEST(MemoryTimingFrfcfs, NoDecisionBeforeAnSmsBoundAnswersItsReads) {
+  GpuSpec spec;
+  spec.dram.scheduler = DramScheduler::Frfcfs;
+  spec.l2.size_bytes = 6 * 4 * 16 * 128;
+  spec.l2.mshr_entries = 1;
+  MemoryTiming m(spec);
+  const uint64_t period = spec.core_period_ps();
+  std::mt19937 rng(29);
+  std::vector<uint64_t> bound(spec.num_sms, MemoryTiming::kDeferred);
+  std::vector<MemCompletion> out;
+  uint64_t cycle = 0, answered = 0;
+  for (uint64_t token = 0; token < 20000; ++token) {
+    cycle += rng() % 3;
+    // The decisions due before this cycle's requests, one decision time at a time.
+    while (m.next_decision_ps() < cycle * period + m.decision_lead_ps()) {
+      const uint64_t t = m.next_decision_ps();
+      out.clear();
+      m.advance(t + 1, out);
+      for (const MemCompletion& c : out) {
+        ASSERT_GE(t, bound[c.sm]) << "SM " << c.sm << "'s read " << c.token << " answered before its bound";
+        ++answered;
+      }
+      const uint32_t sm = rng() % spec.num_sms;  // a bound taken later holds too
+      bound[sm] = m.next_decision_ps_for(sm);
+    }
+    MemRequest r = read(rng() % spec.num_sms, (rng() % 2048) * 128, cycle * period, token);
+    r.is_write = rng() % 4 == 0;
+    uint64_t done = 0;
+    ASSERT_EQ(m.access(r, done), MemStatus::ok);
+    bound[r.sm] = m.next_decision_ps_for(r.sm);
+    if (done == MemoryTiming::kDeferred && !r.is_write) ASSERT_NE(bound[r.sm], MemoryTiming::kDeferred);
+  }
+  m.advance(MemoryTiming::kDeferred, out);
+  for (uint32_t sm = 0; sm < spec.num_sms; ++sm) EXPECT_EQ(m.next_decision_ps_for(sm), MemoryTiming::kDeferred);
+  EXPECT_GT(answered, 1000u);
+}
+
 }  // namespace
 }  // namespace smshare
