@@ -96,11 +96,13 @@ class MemoryTiming {
   // The earliest time a deferred read of SM `sm` can be answered
   // (kDeferred: none is undecided). A read is answered only by a decision
   // of its own partition's channel (its fills', or one that frees the MSHR
-  // it is held behind), and no request booked later can make that channel
-  // decide sooner than its next decision now: decisions are taken in time
-  // order, a new request is either taken itself or waits with the others,
-  // and behind a held miss the slice's input holds every new one. The
-  // clock ticks an SM ahead of the others up to it (GpuModule::tick_window).
+  // it is held behind), and no request booked later can bring a decision
+  // that answers it before that channel's next decision now: a new request
+  // may be decided sooner itself (its bank free), but the read's fills are
+  // taken no sooner than their bank is free and they have entered the
+  // queue, which no later request moves earlier, and a slice holding one
+  // of its reads at its input admits nothing new. The clock ticks an SM
+  // ahead of the others up to it (GpuModule::tick_window).
   uint64_t next_decision_ps_for(uint32_t sm) const {
     const uint64_t channels = undecided_channels_[sm];
     if (channels >> next_channel_ & 1) return next_decision_ps();  // the earliest of all is one of them

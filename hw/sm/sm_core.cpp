@@ -222,7 +222,7 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
 SmCore::~SmCore() = default;
 
 void SmCore::begin_kernel(KernelSource& kernel, Mechanism mechanism, CtaDispatcher& dispatcher) {
-  if (resident_ctas_ != 0 || !completions_.empty() || ldst_busy_ || reads_in_flight_ != 0)
+  if (resident_ctas_ != 0 || !completions_.empty() || ldst_busy_ || reads_in_flight_ != 0 || ctas_near_end_ != 0)
     throw std::logic_error("SmCore::begin_kernel: the previous kernel has not drained");
   kernel_ = &kernel;
   settle_residency();  // the allocation's tracking may change with the mechanism

@@ -238,9 +238,6 @@ class SmCore : private MechanismMemoryPort {
   // - whether its next tick may take a CTA from the dispatcher, which deals
   //   CTAs in (cycle, SM) order;
   bool may_take_a_cta() const { return ctas_near_end_ != 0 && dispatcher_ != nullptr && dispatcher_->has_next(); }
-  // - whether a deferred read of its own is still undecided: the memory
-  //   system's next decision may be its answer (memory_response()).
-  bool awaits_memory_decision() const { return reads_in_flight_ != 0; }
   // Whether the SM has ticked `cycle` or a later one since the kernel started.
   bool ticked_since(uint64_t cycle) const { return last_ticked_ != kNotTicked && last_ticked_ >= cycle; }
 

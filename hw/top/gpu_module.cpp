@@ -162,9 +162,8 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle) {
   } else {
     due = core.tick(cycle);
   }
-  uint64_t end = SmCore::kAwaitMemory;  // the window's end (exclusive)
-  if (core.awaits_memory_decision())
-    end = std::min(end, memory_cycle_of(memory_->timing().next_decision_ps_for(sm)));
+  // The window's end (exclusive): kAwaitMemory and kNever are not cycles.
+  const uint64_t end = std::min(SmCore::kAwaitMemory, memory_cycle_of(memory_->timing().next_decision_ps_for(sm)));
   if (due >= end || core.may_take_a_cta()) return due;
   ++windows_ahead_;
   module.set_tick_turn(run_ahead_turn_.get());
@@ -176,9 +175,11 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle) {
     if (module.has_later_requests()) break;
   } while (due < end && !core.may_take_a_cta());
   module.set_tick_turn(nullptr);
-  // Requests to book in t's turn, or asleep: the clock must visit t (an
-  // SM's last tick may end the kernel there: kernel_drained()).
-  if (module.has_later_requests() || due >= SmCore::kAwaitMemory) {
+  // Requests to book in t's turn, or done: the clock must visit t (an SM's
+  // last tick may end the kernel there: kernel_drained()). An SM asleep
+  // until a deferred answer (kAwaitMemory) needs no visit: the answer comes
+  // at `end` or later, where the clock goes anyway.
+  if (module.has_later_requests() || due == SmCore::kNever) {
     held_next_[sm] = due;
     return t;
   }

@@ -208,7 +208,8 @@ class GpuModule : public sc_core::sc_module {
   bool kernel_runs_ahead_ = false;
   // Per SM: kNotHeld, or the due cycle its last tick returned when it
   // stopped ahead at due_[sm] with requests to book there in SM order (or
-  // asleep: the clock visits the cycle of its last tick).
+  // done: the clock visits the cycle of its last tick). 0 is never such a
+  // due cycle: a tick of cycle t returns t + 1 or later.
   static constexpr uint64_t kNotHeld = 0;
   std::vector<uint64_t> held_next_;
   uint64_t ticks_ahead_ = 0;

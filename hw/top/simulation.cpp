@@ -349,20 +349,20 @@ nlohmann::json run_identity(const RunRequest& req) {
   return {{"config", run.spec.name}, {"settings", settings}, {"mechanism", mechanism}, {"workload", workload}};
 }
 
-bool host_threads_always_from_environment() {
-  const char* value = std::getenv("SMSHARE_HOST_THREADS_ALWAYS");
-  if (!value || std::string(value).empty() || std::string(value) == "0") return false;
-  if (std::string(value) == "1") return true;
-  throw InputError(std::string("environment variable SMSHARE_HOST_THREADS_ALWAYS: '") + value +
-                   "' is not one of 0, 1");
-}
-
-bool run_ahead_from_environment() {
-  const char* value = std::getenv("SMSHARE_RUN_AHEAD");
-  if (!value || std::string(value).empty() || std::string(value) == "1") return true;
+namespace {
+// Environment variable `name`: 0 or 1; unset or empty: `unset`.
+bool flag_from_environment(const char* name, bool unset) {
+  const char* value = std::getenv(name);
+  if (!value || std::string(value).empty()) return unset;
   if (std::string(value) == "0") return false;
-  throw InputError(std::string("environment variable SMSHARE_RUN_AHEAD: '") + value + "' is not one of 0, 1");
+  if (std::string(value) == "1") return true;
+  throw InputError(std::string("environment variable ") + name + ": '" + value + "' is not one of 0, 1");
 }
+}  // namespace
+
+bool host_threads_always_from_environment() { return flag_from_environment("SMSHARE_HOST_THREADS_ALWAYS", false); }
+
+bool run_ahead_from_environment() { return flag_from_environment("SMSHARE_RUN_AHEAD", true); }
 
 nlohmann::json strip_host_fields(nlohmann::json report) {
   report.erase("host");

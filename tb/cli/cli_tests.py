@@ -859,6 +859,9 @@ def _(ctx):
         check(r["scheduler"] == s, f"ran {r['scheduler']!r}, not {s!r}")
     for t in sorted(glob.glob(str(REPO / "tb" / "traces" / "*" / "kernelslist.g"))):
         same_with_run_ahead(ctx, "run", "--config", "fermi-gtx480", "--trace", t)
+    # Two kernels: the second starts the cycle after every SM drained the first.
+    r = same_with_run_ahead(ctx, "run", "--config", "fermi-gtx480", "--trace", REPO / "tb" / "traces" / "memory" / "l1_mshr.g")
+    check(len(r["kernels"]) == 2, f"l1_mshr.g ran {len(r['kernels'])} kernel(s), not 2")
     same_with_run_ahead(ctx, *SMALL, "--ctas", 120, "--set", "dram.scheduler=fcfs")
     # Two LDST lines a cycle: requests answered at once, so no SM runs ahead.
     same_with_run_ahead(ctx, "run", "--config", "accelsim-qv100", "--kernel", "hotspot", "--ctas", 80,

@@ -284,9 +284,13 @@ TEST(MemoryTimingFrfcfs, TheKeptNextDecisionIsAlwaysWhatAPollGives) {
 // misses held at an input for want of an MSHR), each SM's bound, taken after
 // its own request and now and then later, must not exceed the time of any
 // decision that answers one of its reads until its next request.
-TEST(MemoryTimingFrfcfs, NoDecisionBeforeAnSmsBoundAnswersItsReads) {
+// With and without a bounded DRAM queue (requests waiting at its door).
+class NoDecisionBeforeAnSmsBound : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(NoDecisionBeforeAnSmsBound, AnswersItsReads) {
   GpuSpec spec;
   spec.dram.scheduler = DramScheduler::Frfcfs;
+  spec.dram.queue_depth = GetParam();
   spec.l2.size_bytes = 6 * 4 * 16 * 128;
   spec.l2.mshr_entries = 1;
   MemoryTiming m(spec);
@@ -320,6 +324,8 @@ TEST(MemoryTimingFrfcfs, NoDecisionBeforeAnSmsBoundAnswersItsReads) {
   for (uint32_t sm = 0; sm < spec.num_sms; ++sm) EXPECT_EQ(m.next_decision_ps_for(sm), MemoryTiming::kDeferred);
   EXPECT_GT(answered, 1000u);
 }
+
+INSTANTIATE_TEST_SUITE_P(MemoryTimingFrfcfs, NoDecisionBeforeAnSmsBound, ::testing::Values(0u, 2u));
 
 }  // namespace
 }  // namespace smshare
