@@ -760,19 +760,20 @@ def _(ctx):
         check(r["mechanism"] == name, f"ran {r['mechanism']!r}, not {name!r}")
 
 
-def schedulers_from_help(ctx):
+def with_every_scheduler(ctx, same, ctas):
+    """`same(ctx, *run_args)` (one of the same_* comparisons above) for a small
+    hotspot run of `ctas` CTAs under every scheduler the help lists."""
     res = ctx.run("run", "--help")
     schedulers = re.search(r"warp scheduler: ([a-z|-]+)", res.out + res.err).group(1).split("|")
     check(len(schedulers) >= 6, f"schedulers from the help: {schedulers}")
-    return schedulers
+    for s in schedulers:
+        r = same(ctx, *SMALL, "--ctas", ctas, "--scheduler", s)
+        check(r["scheduler"] == s, f"ran {r['scheduler']!r}, not {s!r}")
 
 
 @case("host_threads_every_scheduler")
 def _(ctx):
-    schedulers = schedulers_from_help(ctx)
-    for s in schedulers:
-        r = same_on_host_threads(ctx, *SMALL, "--ctas", 40, "--scheduler", s)
-        check(r["scheduler"] == s, f"ran {r['scheduler']!r}, not {s!r}")
+    with_every_scheduler(ctx, same_on_host_threads, 40)
 
 
 @case("host_threads_trace_fcfs_and_waveform")
@@ -853,10 +854,7 @@ def _(ctx):
 
 @case("run_ahead_every_scheduler_trace_and_fcfs")
 def _(ctx):
-    schedulers = schedulers_from_help(ctx)
-    for s in schedulers:
-        r = same_with_run_ahead(ctx, *SMALL, "--ctas", 120, "--scheduler", s)
-        check(r["scheduler"] == s, f"ran {r['scheduler']!r}, not {s!r}")
+    with_every_scheduler(ctx, same_with_run_ahead, 120)
     for t in sorted(glob.glob(str(REPO / "tb" / "traces" / "*" / "kernelslist.g"))):
         same_with_run_ahead(ctx, "run", "--config", "fermi-gtx480", "--trace", t)
     # Two kernels: the second starts the cycle after every SM drained the first.
