@@ -832,10 +832,11 @@ def same_with_run_ahead(ctx, *args, runs_ahead=True):
 
 
 # Which mechanisms' SMs run ahead (SmCore::runs_ahead_ok): not with a
-# kernel-wide state (Jatala's instances share SM0's DWE reference), a
-# mechanism's own memory traffic (Zorua's swap) or borrowed register banks
+# kernel-wide state (Jatala's instances share SM0's reference with dynamic
+# warp execution on, as the regshare run here has it; spmshare's has it off),
+# a mechanism's own memory traffic (Zorua's swap) or borrowed register banks
 # (cross-SM sharing's groups).
-RUNS_AHEAD = {"baseline": True, "regshare": False, "spmshare": False, "zorua": False, "expars": True,
+RUNS_AHEAD = {"baseline": True, "regshare": False, "spmshare": True, "zorua": False, "expars": True,
               "occ": False, "bal": False, "bigsm": False, "bigsm_occ": False}
 
 
@@ -846,6 +847,13 @@ def _(ctx):
     for name, args in HOST_THREAD_MECHANISM_RUNS.items():
         r = same_with_run_ahead(ctx, "run", "--mechanism", name, "--ctas", 40, *args, runs_ahead=RUNS_AHEAD[name])
         check(r["mechanism"] == name, f"ran {r['mechanism']!r}, not {name!r}")
+    # Jatala without dynamic warp execution (its default): each SM's instance
+    # is its own, pair table and lock arrays, which warps ticked ahead wait on.
+    r = same_with_run_ahead(ctx, "run", "--mechanism", "regshare", "--config", "jatala-fermi", "--kernel", "hotspot",
+                            "--ctas", 60)
+    stats = r["mechanism_stats"]
+    check(stats["shared_ctas_launched"] > 0 and stats["lock_waits"] > 0,
+          f"regshare shared no CTA pair or no warp waited on a lock: {stats}")
     # The grid larger than the SMs hold: CTAs launched as others end, mid-run.
     same_with_run_ahead(ctx, *SMALL, "--ctas", 300)
     same_with_run_ahead(ctx, "run", "--mechanism", "expars", "--config", "fermi-gtx480", "--kernel", "btree",

@@ -82,7 +82,11 @@ Mechanism make(Resource r, const SmSpec& sm, const KernelResources& k, const std
   m.route = std::make_unique<Route>(s);
   m.gate = std::make_unique<Gate>(s);
   m.hooks = std::make_unique<Hooks>(s);
-  m.shared_state = std::move(shared);  // keeps SM0's reference alive as long as the SM's mechanism
+  // Only dynamic warp execution reads or writes the kernel-wide state (SM0's
+  // reference). Without it the instance is the SM's own: the SM may be
+  // ticked ahead of the others (SmCore::runs_ahead_ok).
+  if (settings.dynamic_warp_execution)
+    m.shared_state = std::move(shared);  // keeps SM0's reference alive as long as the SM's mechanism
   return m;
 }
 
