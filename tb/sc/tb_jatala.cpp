@@ -49,8 +49,10 @@ ScriptedKernel figure5_kernel() {
   });
 }
 
-nlohmann::json run_regshare(ScriptedKernel& k, bool deadlock_rule, bool dwe = false, std::string vcd = "") {
+nlohmann::json run_regshare(ScriptedKernel& k, bool deadlock_rule, bool dwe = false, std::string vcd = "",
+                            bool run_ahead = true) {
   SimulateOptions o;
+  o.run_ahead = run_ahead;
   o.waveform.path = vcd;
   o.kernel_origin = "scripted";
   o.mechanism = {"regshare",
@@ -74,9 +76,7 @@ TEST(JatalaFigure5, CompletesWithTheDeadlockAvoidanceRule) {
   EXPECT_GT(r["activity"]["lock_array_register"]["reads"].get<uint64_t>(), 0u);
 }
 
-TEST(JatalaFigure5, DeadlocksAndIsReportedWithoutTheRule) {
-  ScriptedKernel k = figure5_kernel();
-  auto r = run_regshare(k, false);
+void expect_figure5_deadlock(const nlohmann::json& r) {
   ASSERT_TRUE(r.contains("deadlock"));
   EXPECT_FALSE(r["completed"].get<bool>());
   EXPECT_EQ(r["ctas_completed"].get<uint64_t>(), 0u);
@@ -84,6 +84,28 @@ TEST(JatalaFigure5, DeadlocksAndIsReportedWithoutTheRule) {
   EXPECT_EQ(r["mechanism_stats"]["lock_acquisitions"].get<uint64_t>(), 2u);  // W2 and W3
   // Each CTA: the early warp waits at the barrier, the late one at the lock.
   EXPECT_EQ(r["warp_instructions"].get<uint64_t>(), 2u * 10 + 2u * 2);
+  // Found in the cycle after the late warps' last issue: the one both ways
+  // of ticking give (not derived by hand; a change to either shows here).
+  EXPECT_EQ(r["deadlock"][0]["cycle"].get<uint64_t>(), 65u);
+  EXPECT_EQ(r["cycles"].get<uint64_t>(), 66u);
+  EXPECT_EQ(r["kernels"][0]["end_cycle"].get<uint64_t>(), 66u);  // the clock's, not the SM's
+}
+
+TEST(JatalaFigure5, DeadlocksAndIsReportedWithoutTheRule) {
+  ScriptedKernel k = figure5_kernel();
+  auto r = run_regshare(k, false);
+  expect_figure5_deadlock(r);
+  // Without dynamic warp execution the SM's mechanism is its own, and the
+  // SM runs ahead (GpuModule's run-ahead) into the deadlock ...
+  EXPECT_GT(r["host"]["sm_ticks_run_ahead"].get<uint64_t>(), 0u);
+}
+
+// ... which it reaches as ticked one cycle at a time.
+TEST(JatalaFigure5, DeadlocksTheSameWayTickedOneCycleAtATime) {
+  ScriptedKernel k = figure5_kernel();
+  auto r = run_regshare(k, false, false, "", /*run_ahead=*/false);
+  expect_figure5_deadlock(r);
+  EXPECT_EQ(r["host"]["sm_ticks_run_ahead"].get<uint64_t>(), 0u);
 }
 
 // Dynamic warp execution's 1000-cycle period wakes the SM on time, but must
