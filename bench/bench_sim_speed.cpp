@@ -64,7 +64,7 @@ int sc_main(int argc, char** argv) {
       throw smshare::InputError("bench: --host-threads: '" + host_threads + "' is not a number of host threads " +
                                 "(allowed: 1 to 256)");
     req.host_threads = static_cast<unsigned>(n);
-    req.host_threads_always = smshare::host_threads_always_from_environment();
+    req.host_threads_pace = smshare::host_threads_pace_from_environment();
     req.run_ahead = smshare::run_ahead_from_environment();
     if (!req.trace.empty()) req.kernel.clear();
     const double cpu0 = cpu_seconds();

@@ -196,12 +196,17 @@ void ParallelTicks::serve() {
 void ParallelPace::record(uint64_t sm_ticks) {
   ++cycles_;
   parallel_cycles_ += parallel();
-  if (always_) return;
+  if (mode_ == PaceMode::AlwaysThreads) return;
   stretch_ticks_ += sm_ticks;
   if (++stretch_cycles_ < kStretch) return;
+  if (mode_ == PaceMode::Alternate) {
+    stretch_cycles_ = 0;
+    stretch_ticks_ = 0;
+    parallel_ = !parallel_;
+    return;
+  }
   // A stretch is timed from the previous one's end (the first from its
-  // first cycle's end): either way, what the clock does between the
-  // recorded cycles is the same.
+  // first cycle's end), over the SM ticks of every cycle in it (add_ticks).
   const auto now = clock_();
   const bool timed = stretch_start_ != std::chrono::steady_clock::time_point{} && !warming_up_;
   if (timed) {

@@ -28,6 +28,13 @@
 
 namespace smshare {
 
+// How ParallelPace chooses: by measuring (the usual run), always the
+// threads, however slow (tests of the threads' result; the bench's
+// efficiency figures), or the two ways taking turns stretch by stretch
+// (tests of run-ahead's windows, which the serial way runs, mixed with
+// cycles on the threads).
+enum class PaceMode : uint8_t { Measured, AlwaysThreads, Alternate };
+
 // Whether to tick a cycle's SMs on the threads or on this one: whichever is
 // faster on this host now, measured as host time per SM tick over stretches
 // of cycles (a busy machine, where a thread waits for a core at every cycle,
@@ -47,12 +54,15 @@ class ParallelPace {
   static constexpr uint32_t kProbeEvery = 8;
   static constexpr uint32_t kProbeEveryMax = 128;
 
-  bool parallel() const { return always_ || parallel_; }
-  // Ticks every such cycle on the threads, however slow (tests of the
-  // threads' result; the bench's efficiency figures).
-  void always_parallel() { always_ = true; }
-  // A cycle with `sm_ticks` SMs due was ticked the way parallel() said.
+  bool parallel() const { return mode_ == PaceMode::AlwaysThreads || parallel_; }
+  void set_mode(PaceMode mode) { mode_ = mode; }
+  // A cycle with SMs of two or more units due was ticked the way parallel()
+  // said, `sm_ticks` SM ticks in all ...
   void record(uint64_t sm_ticks);
+  // ... and the SM ticks of a cycle with fewer, which count in the
+  // stretch's time as well (run-ahead's windows: the serial way ticks SMs
+  // ahead in such cycles too).
+  void add_ticks(uint64_t sm_ticks) { stretch_ticks_ += sm_ticks; }
   uint64_t parallel_cycles() const { return parallel_cycles_; }
   uint64_t cycles() const { return cycles_; }  // cycles recorded
 
@@ -64,7 +74,7 @@ class ParallelPace {
   bool warming_up_ = false;  // this stretch follows a change of way: not timed
   uint32_t probe_every_ = kProbeEvery;
   bool probing_ = false;
-  bool always_ = false;
+  PaceMode mode_ = PaceMode::Measured;
   bool parallel_ = true;
   double ns_per_tick_[2] = {0, 0};  // [serial, parallel]; 0: not measured yet
   uint32_t stretch_cycles_ = 0;

@@ -10,7 +10,7 @@ namespace smshare {
 
 GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
                      ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads,
-                     bool host_threads_always, bool run_ahead)
+                     PaceMode host_threads_pace, bool run_ahead)
     : sc_module(name),
       spec_(spec),
       period_ps_(spec.core_period_ps()),
@@ -48,9 +48,8 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
       sms_[i]->core().bank_arbitrator().attach_neighbour(
           sms_.at(static_cast<size_t>(sm_configs_[i].neighbour))->core().bank_arbitrator());
   due_.assign(spec.num_sms, SmCore::kNever);
-  if (host_threads > 1) start_host_threads(host_threads, host_threads_always);
-  // The threads order the SMs' requests per cycle themselves.
-  if (run_ahead && !ticks_) {
+  if (host_threads > 1) start_host_threads(host_threads, host_threads_pace);
+  if (run_ahead) {
     run_ahead_turn_ = std::make_unique<RunAheadTurn>();
     held_next_.assign(spec.num_sms, kNotHeld);
   }
@@ -61,7 +60,7 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
 
 GpuModule::~GpuModule() = default;
 
-void GpuModule::start_host_threads(unsigned host_threads, bool host_threads_always) {
+void GpuModule::start_host_threads(unsigned host_threads, PaceMode pace) {
   std::vector<int32_t> neighbours;
   for (const SmConfiguration& c : sm_configs_) neighbours.push_back(c.neighbour);
   units_ = tick_units(neighbours);
@@ -72,21 +71,25 @@ void GpuModule::start_host_threads(unsigned host_threads, bool host_threads_alwa
   unit_due_.assign(units_.size(), 0);
   next_due_.reset(new NextDue[n]);
   ticks_ = std::make_unique<ParallelTicks>(host_threads, n);
-  if (host_threads_always) pace_.always_parallel();
+  pace_.set_mode(pace);
   for (auto& sm : sms_) sm->set_tick_turn(ticks_.get());
   // A call on the main thread for SM i (a request it needs answered at once)
   // comes after the requests the SMs up to i left for later.
   ticks_->before_main_calls([this](uint32_t sm) { book_later_requests_through(sm); });
   tick_unit_ = [this](const ParallelTicks::Unit& unit) {
     for (uint32_t i = unit.first_sm; i <= unit.last_sm; ++i) {
-      if (due_[i] == ticking_cycle_) next_due_[i].cycle = cores_[i]->tick(ticking_cycle_);
+      // An SM held ahead ticked this cycle already: its requests are booked below.
+      if (due_[i] == ticking_cycle_ && held_next_[i] == kNotHeld) next_due_[i].cycle = cores_[i]->tick(ticking_cycle_);
       ticks_->finished(i);
     }
   };
 }
 
 void GpuModule::book_later_requests_through(uint32_t last_sm) {
-  for (uint32_t i = booked_through_; i <= last_sm; ++i) sms_[i]->book_later_requests();
+  // An SM held ahead at a later cycle has left that cycle's requests: they
+  // are booked in its turn there.
+  for (uint32_t i = booked_through_; i <= last_sm; ++i)
+    if (held_next_.empty() || held_next_[i] == kNotHeld || due_[i] == ticking_cycle_) sms_[i]->book_later_requests();
   booked_through_ = last_sm;  // SM last_sm may still leave more
 }
 
@@ -112,7 +115,12 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
     booked_through_ = 0;
     for (uint32_t i = 0; i < num_sms; ++i) {
       if (due_[i] == cycle) {
-        due_[i] = next_due_[i].cycle;
+        if (kernel_runs_ahead_ && held_next_[i] != kNotHeld) {  // as tick_window() takes its turn
+          due_[i] = held_next_[i];
+          held_next_[i] = kNotHeld;
+        } else {
+          due_[i] = next_due_[i].cycle;
+        }
         const uint64_t answers_due = sms_[i]->apply_later_answers();
         if (answers_due != SmCore::kNever) wake(i, answers_due);
       }
@@ -122,20 +130,29 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
     after.any_was_due = true;
     return after;
   }
+  // The serial way runs windows; the threads' way, on a host where they are
+  // faster, ticks a cycle at a time (windows take the SMs out of step: few
+  // cycles would be left with work for several threads).
+  const bool windows = !ticks_ || !pace_.parallel();
+  const uint64_t ticks_ahead_before = ticks_ahead_;
   for (uint32_t i = 0; i < num_sms; ++i) {
     uint64_t due = due_[i];
     if (due == cycle) {
       after.any_was_due = true;
       if (i + 1 < num_sms) cores_[i + 1]->prefetch_tick_state();
-      due = due_[i] = kernel_runs_ahead_ ? tick_window(i, cycle) : cores_[i]->tick(cycle);
+      due = due_[i] = kernel_runs_ahead_ ? tick_window(i, cycle, windows) : cores_[i]->tick(cycle);
     }
     after.note(due);
   }
-  if (due_units >= 2) pace_.record(due_sms);
+  if (ticks_) {
+    const uint64_t sm_ticks = due_sms + (ticks_ahead_ - ticks_ahead_before);
+    if (due_units >= 2) pace_.record(sm_ticks);
+    else pace_.add_ticks(sm_ticks);
+  }
   return after;
 }
 
-uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle) {
+uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle, bool windows) {
   // An SM ticked ahead, in cycle t > `cycle`, gives the report it would
   // have given ticked in t's turn if nothing another SM does in between
   // reaches it:
@@ -163,6 +180,7 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle) {
     due = core.tick(cycle);
   }
   // The window's end (exclusive): kAwaitMemory and kNever are not cycles.
+  if (!windows) return due;
   const uint64_t end = std::min(SmCore::kAwaitMemory, memory_cycle_of(memory_->timing().next_decision_ps_for(sm)));
   if (due >= end || core.may_take_a_cta()) return due;
   ++windows_ahead_;
@@ -174,7 +192,7 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle) {
     ++ticks_ahead_;
     if (module.has_later_requests()) break;
   } while (due < end && !core.may_take_a_cta());
-  module.set_tick_turn(nullptr);
+  module.set_tick_turn(ticks_.get());
   // Requests to book in t's turn, or done: the clock must visit t (an SM's
   // last tick may end the kernel there: kernel_drained()). An SM asleep
   // until a deferred answer (kAwaitMemory) needs no visit: the answer comes

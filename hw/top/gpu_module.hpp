@@ -54,14 +54,16 @@ class GpuModule : public sc_core::sc_module {
   // every kernel launch, to which the SM binds those modules.
   // `host_threads` > 1: the SMs due in a cycle are ticked on that many host
   // threads (this one among them), with the same result (parallel_ticks.hpp).
-  // `host_threads_always`: every cycle with SMs of two units due goes to the
-  // threads, however slow (SMSHARE_HOST_THREADS_ALWAYS: tests, the bench).
-  // `run_ahead` (one host thread): an SM is ticked several cycles in a row
-  // where that cannot change the report (tick_window()); false: every SM
-  // one cycle at a time (SMSHARE_RUN_AHEAD=0: tests, the bench).
+  // `host_threads_pace`: how the cycles with SMs of two units due choose
+  // between the threads and one after another (SMSHARE_HOST_THREADS_ALWAYS:
+  // tests, the bench).
+  // `run_ahead`: an SM is ticked several cycles in a row where that cannot
+  // change the report (tick_window(); with `host_threads` > 1, in the cycles
+  // not ticked on the threads); false: every SM one cycle at a time
+  // (SMSHARE_RUN_AHEAD=0: tests, the bench).
   GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
             ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads = 1,
-            bool host_threads_always = false, bool run_ahead = true);
+            PaceMode host_threads_pace = PaceMode::Measured, bool run_ahead = true);
   ~GpuModule() override;
 
   // Registers the probes of the SMs `wave` traces (--vcd-sms). In the
@@ -152,10 +154,12 @@ class GpuModule : public sc_core::sc_module {
   // cycle of its last tick if the clock must visit it (held_next_).
   // The SMs' state stays in the host's caches across those ticks, where
   // ticking each SM once a cycle in turn finds it evicted by the others'.
-  uint64_t tick_window(uint32_t sm, uint64_t cycle);
+  // `windows` false: only the SM's turn in `cycle` (its tick, or the booking
+  // of its requests if it is held there), as on the threads' way.
+  uint64_t tick_window(uint32_t sm, uint64_t cycle, bool windows = true);
   // Builds the units and, when there are two or more, the pool of up to
   // `host_threads` threads (one per unit at most).
-  void start_host_threads(unsigned host_threads, bool host_threads_always);
+  void start_host_threads(unsigned host_threads, PaceMode pace);
   // In a cycle ticked in parallel: books, in SM order, the requests SMs up
   // to `last_sm` left for later and that are not booked yet (main thread).
   void book_later_requests_through(uint32_t last_sm);
@@ -201,7 +205,7 @@ class GpuModule : public sc_core::sc_module {
   std::unique_ptr<NextDue[]> next_due_;
   uint32_t booked_through_ = 0;  // SMs below it have had every later request booked this cycle
   ParallelPace pace_;  // whether the threads are faster now
-  // Run-ahead (one host thread, no waveform): the turn of an SM ticked ahead
+  // Run-ahead (no waveform): the turn of an SM ticked ahead
   // (null: run-ahead off for the run), and whether the running kernel's SMs
   // may run ahead (every one runs_ahead_ok(), none reaching a neighbour).
   std::unique_ptr<RunAheadTurn> run_ahead_turn_;

@@ -572,7 +572,7 @@ int run(const Invocation& in) {
     return 0;
   }
   RunRequest req = in.req;
-  req.host_threads_always = host_threads_always_from_environment();
+  req.host_threads_pace = host_threads_pace_from_environment();
   req.run_ahead = run_ahead_from_environment();
   nlohmann::json report = run_simulation(req);
   if (!in.report_path.empty()) write_json(report, in.report_path);

@@ -231,7 +231,7 @@ nlohmann::json simulate(const GpuSpec& spec, const std::vector<KernelSource*>& k
 
   check_waveform_options(options.waveform, spec);
   GpuModule gpu("gpu", spec, kernels, mechanism, options.kernel_origin, options.host_threads,
-                options.host_threads_always, options.run_ahead);
+                options.host_threads_pace, options.run_ahead);
   std::unique_ptr<Waveform> wave;
   if (!options.waveform.path.empty()) {
     WaveformOptions w = options.waveform;
@@ -280,7 +280,7 @@ nlohmann::json run_simulation(const RunRequest& req) {
   options.effective = run.effective;
   options.progress = req.progress;
   options.host_threads = req.host_threads;
-  options.host_threads_always = req.host_threads_always;
+  options.host_threads_pace = req.host_threads_pace;
   options.run_ahead = req.run_ahead;
   std::vector<KernelSource*> kernels;
   for (const auto& k : run.kernels) kernels.push_back(k.get());
@@ -360,7 +360,14 @@ bool flag_from_environment(const char* name, bool unset) {
 }
 }  // namespace
 
-bool host_threads_always_from_environment() { return flag_from_environment("SMSHARE_HOST_THREADS_ALWAYS", false); }
+PaceMode host_threads_pace_from_environment() {
+  const char* value = std::getenv("SMSHARE_HOST_THREADS_ALWAYS");
+  const std::string v = value ? value : "";
+  if (v.empty() || v == "0") return PaceMode::Measured;
+  if (v == "1") return PaceMode::AlwaysThreads;
+  if (v == "alternate") return PaceMode::Alternate;
+  throw InputError("environment variable SMSHARE_HOST_THREADS_ALWAYS: '" + v + "' is not one of 0, 1, alternate");
+}
 
 bool run_ahead_from_environment() { return flag_from_environment("SMSHARE_RUN_AHEAD", true); }
 

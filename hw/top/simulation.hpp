@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/common/parallel_ticks.hpp"
 #include "hw/common/waveform.hpp"
 #include "hw/frontend/kernel.hpp"
 #include "hw/sharing/registry.hpp"
@@ -33,8 +34,8 @@ struct RunRequest {
                                             // a terminal and no --quiet); never changes the report
   unsigned host_threads = 1;                // --host-threads: SMs ticked on this many host threads; never
                                             // changes the report (but its host.threads)
-  bool host_threads_always = false;         // every cycle with two units due on the threads, however slow
-                                            // (host_threads_always_from_environment)
+  PaceMode host_threads_pace = PaceMode::Measured;  // threads or one after another, per cycle with two
+                                            // units due (host_threads_pace_from_environment)
   bool run_ahead = true;                    // SMs ticked ahead where the report cannot change; never
                                             // changes the report (run_ahead_from_environment)
 };
@@ -54,16 +55,18 @@ struct SimulateOptions {
   std::vector<std::pair<std::string, std::string>> effective;
   bool progress = false;                    // RunRequest::progress
   unsigned host_threads = 1;                // RunRequest::host_threads
-  bool host_threads_always = false;         // RunRequest::host_threads_always
+  PaceMode host_threads_pace = PaceMode::Measured;  // RunRequest::host_threads_pace
   bool run_ahead = true;                    // RunRequest::run_ahead
 };
 
 // SMSHARE_HOST_THREADS_ALWAYS=1 (0 or unset: no): with --host-threads, every
 // cycle with SMs of two units due is ticked on the threads, however slow on
 // this host (the tests of the threads' result, the bench's efficiency);
-// otherwise a run ticks on the threads only while that is faster. Any other
-// value is bad input (InputError naming the variable).
-bool host_threads_always_from_environment();
+// otherwise a run ticks on the threads only while that is faster.
+// `alternate`: the threads and one SM after another (with run-ahead's
+// windows) take turns every 256 such cycles (the tests of the two mixed).
+// Any other value is bad input (InputError naming the variable).
+PaceMode host_threads_pace_from_environment();
 // SMSHARE_RUN_AHEAD=0 (1 or unset: yes): with one host thread, every SM is
 // ticked one cycle at a time, never several cycles ahead of the others (the
 // tests that run-ahead leaves every report as it is; the bench's

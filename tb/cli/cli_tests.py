@@ -803,7 +803,35 @@ def _(ctx):
                   f"--host-threads: '{bad}' is not a number of host threads (allowed: 1 to 256)")
     res = ctx.run(*SMALL, "--ctas", 3, "--host-threads", 2, env=dict(os.environ, SMSHARE_HOST_THREADS_ALWAYS="yes"))
     expect_rc(res, 1)
-    expect_err(res, "SMSHARE_HOST_THREADS_ALWAYS", "'yes'", "0, 1")
+    expect_err(res, "SMSHARE_HOST_THREADS_ALWAYS", "'yes'", "0, 1, alternate")
+
+
+# With --host-threads, the cycles the pace ticks one SM after another run
+# run-ahead's windows, and an SM can be held ahead (its requests of a later
+# cycle waiting for their turn) when the next cycle goes to the threads.
+# SMSHARE_HOST_THREADS_ALWAYS=alternate has the two ways take turns every
+# 256 cycles with SMs of two units due, so that both happen in every run.
+@case("host_threads_alternating_with_run_ahead")
+def _(ctx):
+    env = dict(os.environ, SMSHARE_HOST_THREADS_ALWAYS="alternate")
+    runs = [("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 120),
+            ("run", "--config", "fermi-gtx480", "--trace", REPO / "tb" / "traces" / "generated_small" / "kernelslist.g"),
+            ("run", "--mechanism", "expars", "--config", "fermi-gtx480", "--kernel", "btree", "--ctas", 60),
+            ("run", "--mechanism", "spmshare", "--config", "jatala-fermi", "--kernel", "lavamd", "--ctas", 60)]
+    for args in runs:
+        one = ctx.run(*args, "--host-threads", 1, "--json", timeout=300)
+        expect_rc(one, 0)
+        ref = one.json()
+        for n in HOST_THREADS:
+            res = ctx.run(*args, "--host-threads", n, "--json", timeout=300, env=env)
+            expect_rc(res, 0)
+            host = res.json()["host"]
+            check(host["sm_ticks_run_ahead"] > 0 and host["cycles_ticked_on_threads"] > 0,
+                  f"smshare {' '.join(res.args)} did not both run ahead and tick on the threads: {host}")
+            check(host["cycles_ticked_on_threads"] < host["cycles_with_several_units_due"],
+                  f"smshare {' '.join(res.args)} ticked every cycle on the threads: {host}")
+            d = first_difference(strip_host(ref), strip_host(res.json()))
+            check(d is None, f"smshare {' '.join(res.args)} differs from --host-threads 1 at {d}")
 
 
 # --- run-ahead: on one host thread the clock ticks an SM several cycles in a

@@ -258,9 +258,46 @@ TEST(ParallelPace, AStretchSlowedByTheHostDoesNotMisleadIt) {
 TEST(ParallelPace, AlwaysParallelIgnoresTheClock) {
   fake_now = {};
   ParallelPace pace(&fake_clock);
-  pace.always_parallel();
+  pace.set_mode(PaceMode::AlwaysThreads);
   EXPECT_EQ(count(pace_stretches(pace, 50, 1, 1000), true), 50u);
   EXPECT_EQ(pace.parallel_cycles(), 50u * ParallelPace::kStretch);
+}
+
+TEST(ParallelPace, AlternateTakesTurnsEveryStretch) {
+  fake_now = {};
+  ParallelPace pace(&fake_clock);
+  pace.set_mode(PaceMode::Alternate);
+  // The threads ten times slower: the measured pace would keep the serial way.
+  const std::vector<bool> ways = pace_stretches(pace, 40, 100, 1000);
+  for (size_t s = 0; s < ways.size(); ++s) EXPECT_EQ(ways[s], s % 2 == 0) << "stretch " << s;
+}
+
+// Run-ahead's windows tick SMs in cycles the pace does not record (one unit
+// due): their ticks count in the stretch's time per tick, or the serial way,
+// whose windows do most of its ticks there, would look slower than it is.
+TEST(ParallelPace, TicksOfUnrecordedCyclesCountInTheStretch) {
+  fake_now = {};
+  ParallelPace pace(&fake_clock);
+  std::vector<bool> ways;
+  for (uint32_t s = 0; s < 200; ++s) {
+    const bool parallel = pace.parallel();
+    ways.push_back(parallel);
+    for (uint32_t c = 0; c < ParallelPace::kStretch; ++c) {
+      if (parallel) {
+        fake_now += std::chrono::nanoseconds(10 * 100);  // 10 ticks at 100 ns
+        pace.record(10);
+      } else {
+        // 10 ticks in the recorded cycle and 20 in a window after it, at 50 ns.
+        fake_now += std::chrono::nanoseconds(30 * 50);
+        pace.record(10);
+        pace.add_ticks(20);
+      }
+    }
+  }
+  // Counting only the recorded cycles' ticks, the serial way would cost
+  // 150 ns a tick against the threads' 100.
+  EXPECT_GE(count(ways, false, 4), (ways.size() - 4) * 8 / 10)
+      << "the serial way had " << count(ways, false, 4) << " of " << ways.size() - 4 << " stretches";
 }
 
 TEST(TickUnits, SmsJoinedByBanksAreOneRangeOfSms) {
