@@ -43,6 +43,9 @@ build/bench_sim_speed fermi-gtx480 --trace "$trace_dir/kernelslist.g"
 # sends every cycle with two units due to the threads (a run alone measures
 # which way is faster and may tick on one: docs/performance.md). Above the
 # machine's cores the threads share cores (efficiency then falls by design).
+# One thread runs run-ahead's windows, which the threads' cycles do not;
+# "as run" is 2 threads with the pace choosing, cycle stretch by stretch,
+# between the threads and one thread's windows.
 host_threads_table() {
   local title=$1; shift
   echo "== ${title}: host threads (machine: $(nproc) cores) =="
@@ -54,6 +57,9 @@ host_threads_table() {
     awk -v n="$n" -v r="$rate" -v b="$base" \
       'BEGIN { printf "  %d thread(s): %9.0f warp-inst/s   speed-up %.2f   efficiency %3.0f %%\n", n, r, r / b, 100 * r / (n * b) }'
   done
+  local as_run
+  as_run=$(build/bench_sim_speed "$@" --host-threads 2 | awk '/^  loop:/ {print $2}')
+  awk -v r="$as_run" -v b="$base" 'BEGIN { printf "  2 threads as run: %9.0f warp-inst/s   speed-up %.2f\n", r, r / b }'
 }
 host_threads_table "hotspot profile on fermi-gtx480" fermi-gtx480 hotspot
 host_threads_table "hotspot profile on a 60-SM fermi-gtx480" fermi-gtx480 hotspot --ctas 900 --set gpu.num_sms=60

@@ -72,7 +72,8 @@ void GpuModule::start_host_threads(unsigned host_threads, PaceMode pace) {
   next_due_.reset(new NextDue[n]);
   ticks_ = std::make_unique<ParallelTicks>(host_threads, n);
   pace_.set_mode(pace);
-  for (auto& sm : sms_) sm->set_tick_turn(ticks_.get());
+  for (uint32_t u = 0; u < units_.size(); ++u)
+    for (uint32_t i = units_[u].first_sm; i <= units_[u].last_sm; ++i) unit_of_.push_back(u);
   // A call on the main thread for SM i (a request it needs answered at once)
   // comes after the requests the SMs up to i left for later.
   ticks_->before_main_calls([this](uint32_t sm) { book_later_requests_through(sm); });
@@ -96,7 +97,11 @@ void GpuModule::book_later_requests_through(uint32_t last_sm) {
 GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
   const auto num_sms = static_cast<uint32_t>(sms_.size());  // read once: the ticks could change it for all the compiler knows
   uint32_t due_units = 0, due_sms = 0;
-  if (ticks_) {
+  DueAfterTicks after;
+  // The units due are counted first only when the threads may tick the
+  // cycle; one after another, the loop below counts them.
+  const bool threads_may_tick = ticks_ && pace_.parallel();
+  if (threads_may_tick) {
     for (size_t u = 0; u < units_.size(); ++u) {
       uint32_t due = 0;
       for (uint32_t i = units_[u].first_sm; i <= units_[u].last_sm; ++i) due += due_[i] == cycle;
@@ -105,10 +110,14 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
       due_sms += due;
     }
   }
-  DueAfterTicks after;
-  if (due_units >= 2 && pace_.parallel()) {
+  if (due_units >= 2) {
     ticking_cycle_ = cycle;
+    // The SMs' memory requests and shared state wait for their turns (tick_turn.hpp).
+    for (uint32_t i = 0; i < num_sms; ++i)
+      if (due_[i] == cycle) sms_[i]->set_tick_turn(ticks_.get());
     ticks_->run_cycle(units_, unit_due_, tick_unit_);
+    for (uint32_t i = 0; i < num_sms; ++i)
+      if (due_[i] == cycle) sms_[i]->set_tick_turn(nullptr);
     // The memory system books the cycle's requests in SM order, as ticking
     // the SMs one after another would have; then each SM takes its answers.
     book_later_requests_through(num_sms - 1);
@@ -133,12 +142,19 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
   // The serial way runs windows; the threads' way, on a host where they are
   // faster, ticks a cycle at a time (windows take the SMs out of step: few
   // cycles would be left with work for several threads).
-  const bool windows = !ticks_ || !pace_.parallel();
+  const bool windows = !threads_may_tick;
   const uint64_t ticks_ahead_before = ticks_ahead_;
+  due_units = due_sms = 0;
+  uint32_t last_unit = ~0u;
   for (uint32_t i = 0; i < num_sms; ++i) {
     uint64_t due = due_[i];
     if (due == cycle) {
       after.any_was_due = true;
+      if (ticks_) {
+        ++due_sms;
+        due_units += unit_of_[i] != last_unit;
+        last_unit = unit_of_[i];
+      }
       if (i + 1 < num_sms) cores_[i + 1]->prefetch_tick_state();
       due = due_[i] = kernel_runs_ahead_ ? tick_window(i, cycle, windows) : cores_[i]->tick(cycle);
     }
@@ -192,7 +208,7 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle, bool windows) {
     ++ticks_ahead_;
     if (module.has_later_requests()) break;
   } while (due < end && !core.may_take_a_cta());
-  module.set_tick_turn(ticks_.get());
+  module.set_tick_turn(nullptr);
   // Requests to book in t's turn, or done: the clock must visit t (an SM's
   // last tick may end the kernel there: kernel_drained()). An SM asleep
   // until a deferred answer (kAwaitMemory) needs no visit: the answer comes

@@ -195,6 +195,7 @@ class GpuModule : public sc_core::sc_module {
   std::unique_ptr<ParallelTicks> ticks_;
   std::vector<ParallelTicks::Unit> units_;
   std::vector<uint8_t> unit_due_;
+  std::vector<uint32_t> unit_of_;  // per SM, its unit's index
   uint64_t ticking_cycle_ = 0;
   // What the threads' ticks return, a cache line per SM (due_ is read by
   // the clock every cycle; threads writing neighbouring entries of it would
