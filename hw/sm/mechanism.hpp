@@ -273,7 +273,10 @@ struct Mechanism {
   std::unique_ptr<RegisterRoute> route;
   std::unique_ptr<WarpGate> gate;
   std::unique_ptr<MechanismHooks> hooks = std::make_unique<MechanismHooks>();
-  std::shared_ptr<KernelSharedState> shared_state;  // the kernel's GPU-wide state, if any
+  // The kernel's GPU-wide state, set only if this instance reads or writes
+  // it (in at_wake): the SM then waits for its turn there on the threads,
+  // and is never ticked ahead of the others (SmCore::runs_ahead_ok).
+  std::shared_ptr<KernelSharedState> shared_state;
   // Makes global-memory transactions of its own (MechanismMemoryPort; Zorua's
   // swap space): they are answered at once, so the SM is not ticked ahead
   // of the others (SmCore::runs_ahead_ok).

@@ -48,11 +48,9 @@ GpuModule::GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vec
       sms_[i]->core().bank_arbitrator().attach_neighbour(
           sms_.at(static_cast<size_t>(sm_configs_[i].neighbour))->core().bank_arbitrator());
   due_.assign(spec.num_sms, SmCore::kNever);
+  held_next_.assign(spec.num_sms, kNotHeld);  // read by the threads' cycles with run-ahead on or off
   if (host_threads > 1) start_host_threads(host_threads, host_threads_pace);
-  if (run_ahead) {
-    run_ahead_turn_ = std::make_unique<RunAheadTurn>();
-    held_next_.assign(spec.num_sms, kNotHeld);
-  }
+  if (run_ahead) run_ahead_turn_ = std::make_unique<RunAheadTurn>();
   // Kernel 0 is launched in start_of_simulation(); the clock runs from
   // time 0 and re-arms itself for the next cycle anything is due.
   SC_METHOD(clock_method);
@@ -80,7 +78,7 @@ void GpuModule::start_host_threads(unsigned host_threads, PaceMode pace) {
   tick_unit_ = [this](const ParallelTicks::Unit& unit) {
     for (uint32_t i = unit.first_sm; i <= unit.last_sm; ++i) {
       // An SM held ahead ticked this cycle already: its requests are booked below.
-      if (due_[i] == ticking_cycle_ && held_next_[i] == kNotHeld) next_due_[i].cycle = cores_[i]->tick(ticking_cycle_);
+      if (due_[i] == ticking_cycle_ && !held(i)) next_due_[i].cycle = cores_[i]->tick(ticking_cycle_);
       ticks_->finished(i);
     }
   };
@@ -90,7 +88,7 @@ void GpuModule::book_later_requests_through(uint32_t last_sm) {
   // An SM held ahead at a later cycle has left that cycle's requests: they
   // are booked in its turn there.
   for (uint32_t i = booked_through_; i <= last_sm; ++i)
-    if (held_next_.empty() || held_next_[i] == kNotHeld || due_[i] == ticking_cycle_) sms_[i]->book_later_requests();
+    if (!held(i) || due_[i] == ticking_cycle_) sms_[i]->book_later_requests();
   booked_through_ = last_sm;  // SM last_sm may still leave more
 }
 
@@ -102,12 +100,14 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
   // cycle; one after another, the loop below counts them.
   const bool threads_may_tick = ticks_ && pace_.parallel();
   if (threads_may_tick) {
+    // An SM held ahead in the cycle has no tick in it (its turn is the
+    // booking of its requests, after the threads' ticks).
     for (size_t u = 0; u < units_.size(); ++u) {
-      uint32_t due = 0;
-      for (uint32_t i = units_[u].first_sm; i <= units_[u].last_sm; ++i) due += due_[i] == cycle;
-      unit_due_[u] = due > 0;
-      due_units += due > 0;
-      due_sms += due;
+      uint32_t ticks = 0;
+      for (uint32_t i = units_[u].first_sm; i <= units_[u].last_sm; ++i) ticks += due_[i] == cycle && !held(i);
+      unit_due_[u] = ticks > 0;
+      due_units += ticks > 0;
+      due_sms += ticks;
     }
   }
   if (due_units >= 2) {
@@ -124,7 +124,7 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
     booked_through_ = 0;
     for (uint32_t i = 0; i < num_sms; ++i) {
       if (due_[i] == cycle) {
-        if (kernel_runs_ahead_ && held_next_[i] != kNotHeld) {  // as tick_window() takes its turn
+        if (held(i)) {  // as tick_window() takes its turn
           due_[i] = held_next_[i];
           held_next_[i] = kNotHeld;
         } else {
@@ -150,7 +150,7 @@ GpuModule::DueAfterTicks GpuModule::tick_due_sms(uint64_t cycle) {
     uint64_t due = due_[i];
     if (due == cycle) {
       after.any_was_due = true;
-      if (ticks_) {
+      if (ticks_ && !held(i)) {  // counted as the threads' way counts them
         ++due_sms;
         due_units += unit_of_[i] != last_unit;
         last_unit = unit_of_[i];
@@ -188,7 +188,7 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle, bool windows) {
   SmModule& module = *sms_[sm];
   SmCore& core = *cores_[sm];
   uint64_t due;
-  if (held_next_[sm] != kNotHeld) {  // it stopped ahead in this cycle: its requests' turn
+  if (held(sm)) {  // it stopped ahead in this cycle: its requests' turn
     module.book_later_requests();
     due = std::min(held_next_[sm], module.apply_later_answers());
     held_next_[sm] = kNotHeld;

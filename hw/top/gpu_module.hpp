@@ -58,8 +58,8 @@ class GpuModule : public sc_core::sc_module {
   // between the threads and one after another (SMSHARE_HOST_THREADS_ALWAYS:
   // tests, the bench).
   // `run_ahead`: an SM is ticked several cycles in a row where that cannot
-  // change the report (tick_window(); with `host_threads` > 1, in the cycles
-  // not ticked on the threads); false: every SM one cycle at a time
+  // change the report (tick_window(); with `host_threads` > 1, in the
+  // stretches the pace gives to one thread); false: every SM one cycle at a time
   // (SMSHARE_RUN_AHEAD=0: tests, the bench).
   GpuModule(sc_core::sc_module_name name, const GpuSpec& spec, std::vector<KernelSource*> kernels,
             ConfiguredMechanism mechanism, const std::string& kernel_origin, unsigned host_threads = 1,
@@ -217,6 +217,7 @@ class GpuModule : public sc_core::sc_module {
   // due cycle: a tick of cycle t returns t + 1 or later.
   static constexpr uint64_t kNotHeld = 0;
   std::vector<uint64_t> held_next_;
+  bool held(uint32_t sm) const { return held_next_[sm] != kNotHeld; }
   uint64_t ticks_ahead_ = 0;
   uint64_t windows_ahead_ = 0;
   std::function<void(const ParallelTicks::Unit&)> tick_unit_;

@@ -67,8 +67,8 @@ struct SimulateOptions {
 // windows) take turns every 256 such cycles (the tests of the two mixed).
 // Any other value is bad input (InputError naming the variable).
 PaceMode host_threads_pace_from_environment();
-// SMSHARE_RUN_AHEAD=0 (1 or unset: yes): with one host thread, every SM is
-// ticked one cycle at a time, never several cycles ahead of the others (the
+// SMSHARE_RUN_AHEAD=0 (1 or unset: yes): every SM is ticked one cycle at a
+// time, never several cycles ahead of the others (the
 // tests that run-ahead leaves every report as it is; the bench's
 // comparison). Any other value is bad input (InputError naming the variable).
 bool run_ahead_from_environment();

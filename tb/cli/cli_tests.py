@@ -832,6 +832,13 @@ def _(ctx):
                   f"smshare {' '.join(res.args)} ticked every cycle on the threads: {host}")
             d = first_difference(strip_host(ref), strip_host(res.json()))
             check(d is None, f"smshare {' '.join(res.args)} differs from --host-threads 1 at {d}")
+    # Run-ahead off: the threads' way and one thread's take turns as before.
+    plain = ctx.run(*runs[0], "--host-threads", 2, "--json", timeout=300,
+                    env=dict(env, SMSHARE_RUN_AHEAD="0"))
+    expect_rc(plain, 0)
+    check(plain.json()["host"]["sm_ticks_run_ahead"] == 0, f"SMSHARE_RUN_AHEAD=0 ran ahead: {plain.json()['host']}")
+    d = first_difference(strip_host(ctx.run(*runs[0], "--json").json()), strip_host(plain.json()))
+    check(d is None, f"smshare {' '.join(plain.args)} with SMSHARE_RUN_AHEAD=0 differs from one thread at {d}")
 
 
 # --- run-ahead: on one host thread the clock ticks an SM several cycles in a

@@ -96,7 +96,9 @@ TEST(JatalaFigure5, DeadlocksAndIsReportedWithoutTheRule) {
   auto r = run_regshare(k, false);
   expect_figure5_deadlock(r);
   // Without dynamic warp execution the SM's mechanism is its own, and the
-  // SM runs ahead (GpuModule's run-ahead) into the deadlock ...
+  // clock ticks it several cycles in a row (GpuModule's run-ahead; one SM
+  // here: what the SMs share is the CLI case run_ahead_every_mechanism's)
+  // into the deadlock ...
   EXPECT_GT(r["host"]["sm_ticks_run_ahead"].get<uint64_t>(), 0u);
 }
 
