@@ -195,8 +195,8 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle, bool windows) {
   } else {
     due = core.tick(cycle);
   }
-  // The window's end (exclusive): kAwaitMemory and kNever are not cycles.
   if (!windows) return due;
+  // The window's end (exclusive): kAwaitMemory and kNever are not cycles.
   const uint64_t end = std::min(SmCore::kAwaitMemory, memory_cycle_of(memory_->timing().next_decision_ps_for(sm)));
   if (due >= end || core.may_take_a_cta()) return due;
   ++windows_ahead_;

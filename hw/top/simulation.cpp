@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <iostream>
 #include <memory>
 
@@ -350,26 +351,25 @@ nlohmann::json run_identity(const RunRequest& req) {
 }
 
 namespace {
-// Environment variable `name`: 0 or 1; unset or empty: `unset`.
-bool flag_from_environment(const char* name, bool unset) {
+// Environment variable `name`: one of `allowed`; unset or empty: `unset`.
+std::string choice_from_environment(const char* name, std::initializer_list<const char*> allowed, const char* unset) {
   const char* value = std::getenv(name);
-  if (!value || std::string(value).empty()) return unset;
-  if (std::string(value) == "0") return false;
-  if (std::string(value) == "1") return true;
-  throw InputError(std::string("environment variable ") + name + ": '" + value + "' is not one of 0, 1");
+  if (!value || *value == '\0') return unset;
+  std::string list;
+  for (const char* a : allowed) {
+    if (std::string(value) == a) return value;
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  }
+  throw InputError(std::string("environment variable ") + name + ": '" + value + "' is not one of " + list);
 }
 }  // namespace
 
 PaceMode host_threads_pace_from_environment() {
-  const char* value = std::getenv("SMSHARE_HOST_THREADS_ALWAYS");
-  const std::string v = value ? value : "";
-  if (v.empty() || v == "0") return PaceMode::Measured;
-  if (v == "1") return PaceMode::AlwaysThreads;
-  if (v == "alternate") return PaceMode::Alternate;
-  throw InputError("environment variable SMSHARE_HOST_THREADS_ALWAYS: '" + v + "' is not one of 0, 1, alternate");
+  const std::string v = choice_from_environment("SMSHARE_HOST_THREADS_ALWAYS", {"0", "1", "alternate"}, "0");
+  return v == "1" ? PaceMode::AlwaysThreads : v == "alternate" ? PaceMode::Alternate : PaceMode::Measured;
 }
 
-bool run_ahead_from_environment() { return flag_from_environment("SMSHARE_RUN_AHEAD", true); }
+bool run_ahead_from_environment() { return choice_from_environment("SMSHARE_RUN_AHEAD", {"0", "1"}, "1") == "1"; }
 
 nlohmann::json strip_host_fields(nlohmann::json report) {
   report.erase("host");
