@@ -28,12 +28,13 @@ struct FakePort final : MechanismMemoryPort {
     uint64_t line;
     bool write;
     uint64_t cycle;
+    uint64_t tag;
   };
   std::vector<Access> accesses;
   bool defer_reads = false;  // as under FR-FCFS: the memory system answers reads later
   SwapRegion swap_region() const override { return {1ull << 48, 1ull << 22}; }
-  uint64_t access(uint64_t line, bool is_write, uint64_t cycle, uint64_t) override {
-    accesses.push_back({line, is_write, cycle});
+  uint64_t access(uint64_t line, bool is_write, uint64_t cycle, uint64_t tag) override {
+    accesses.push_back({line, is_write, cycle, tag});
     return defer_reads && !is_write ? kDeferred : cycle + kSwapLatency;
   }
   size_t reads() const {
@@ -411,6 +412,39 @@ TEST(ZoruaCoordinator, ADeferredSwapReadWaitsForItsAnswerAndOneForAnEndedWarpIsD
   EXPECT_FALSE(c.z.may_issue(w2, alu(6, {4}), 530));
   c.z.warp_finished(w2);
   EXPECT_NO_THROW(c.z.memory_response(2, 600));
+  EXPECT_EQ(c.z.check_invariants(), "");
+}
+
+// FR-FCFS may answer a read of the slot's next warp before one of the warp
+// that ended: each answer reaches the warp that sent it.
+TEST(ZoruaCoordinator, AnAnswerForAnEndedWarpDoesNotStandInForOneOfTheSlotsNextWarp) {
+  const KernelResources k = three_warps_of_four_sets();
+  Coordinator c(small_settings(50), k);
+  c.port.defer_reads = true;
+  CtaAllocation first;
+  ASSERT_TRUE(c.z.admit(0, first));
+  for (uint32_t w = 0; w < 3; ++w) c.z.warp_started({w, 0, w, w});
+  const WarpContext old{2, 0, 2, 2};  // its 4 sets in swap
+  EXPECT_FALSE(c.z.may_issue(old, alu(5, {3}), 10));
+  const uint64_t old_tag = c.port.accesses.back().tag;
+  for (uint32_t w = 0; w < 3; ++w) c.z.warp_finished({w, 0, w, w});
+  c.z.release(first);
+
+  CtaAllocation second;
+  ASSERT_TRUE(c.z.admit(1, second));
+  for (uint32_t w = 0; w < 3; ++w) c.z.warp_started({w, 1, w, 10 + w});
+  const WarpContext next{2, 1, 2, 12};  // the youngest again: its sets in swap
+  const size_t reads_before = c.port.reads();
+  EXPECT_FALSE(c.z.may_issue(next, alu(5, {3}), 650));
+  ASSERT_EQ(c.port.reads(), reads_before + 1);
+  const uint64_t next_tag = c.port.accesses.back().tag;
+  EXPECT_NE(next_tag, old_tag);
+
+  c.z.memory_response(next_tag, 700);
+  EXPECT_TRUE(c.z.may_issue(next, alu(5, {3}), 700));
+  c.z.memory_response(old_tag, 900);  // dropped: its warp has ended
+  EXPECT_TRUE(c.z.may_issue(next, alu(5, {3}), 700));
+  EXPECT_FALSE(c.z.waits_on_swap(900));
   EXPECT_EQ(c.z.check_invariants(), "");
 }
 

@@ -15,8 +15,11 @@ constexpr uint64_t kLine = 128;  // swap lines: one warp register (32 lanes x 4 
 
 uint32_t div_up(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
-// Tags of the swap reads the SM answers later (MechanismHooks::memory_response).
-uint64_t tag_of(uint32_t slot) { return slot; }
+// Tags of the swap reads the SM answers later (MechanismHooks::memory_response):
+// the warp slot, and which of the slot's warps sent it.
+uint64_t tag_of(uint32_t slot, uint32_t generation) { return uint64_t{generation} << 32 | slot; }
+uint32_t slot_of(uint64_t tag) { return static_cast<uint32_t>(tag); }
+uint32_t generation_of(uint64_t tag) { return static_cast<uint32_t>(tag >> 32); }
 
 }  // namespace
 
@@ -116,7 +119,7 @@ ZoruaSm::ZoruaSm(const SmSpec& sm, const KernelResources& k, const std::string& 
       slots_(s.logical_warps, 1, sm.max_warps, s.logical_warps),
       warps_(s.logical_warps),
       ctas_(s.logical_ctas),
-      stale_responses_(s.logical_warps, 0),
+      slot_generation_(s.logical_warps, 0),
       o_thresh_(s.o_default_percent),
       next_epoch_(s.epoch_cycles) {
   // Beyond the threshold at which every table's whole swap capacity is
@@ -321,8 +324,10 @@ void ZoruaSm::warp_finished(const WarpContext& w) {
 void ZoruaSm::free_warp(uint32_t slot) {
   Warp& warp = warps_[slot];
   dequeue(slot);
-  stale_responses_[slot] += warp.undecided;
-  warp.undecided = 0;  // (undecided_reads_ still counts them until they come back)
+  // Its reads still to come back answer nobody (undecided_reads_ counts
+  // them until they do); the slot's next warp sends reads of its own.
+  ++slot_generation_[slot];
+  warp.undecided = 0;
   if (warp.where == Where::Schedulable) {
     note_schedulable_change();
     --schedulable_;
@@ -338,11 +343,9 @@ void ZoruaSm::memory_response(uint64_t tag, uint64_t cycle) {
   if (undecided_reads_ == 0) throw std::logic_error("zorua: a swap read answered twice");
   --undecided_reads_;
   last_swap_ready_ = std::max(last_swap_ready_, cycle);
-  if (stale_responses_.at(tag) > 0) {  // for a warp that ended before its reads came back
-    --stale_responses_[tag];
-    return;
-  }
-  Warp& warp = warps_.at(tag);
+  const uint32_t slot = slot_of(tag);
+  if (slot_generation_.at(slot) != generation_of(tag)) return;  // for a warp that ended before its reads came back
+  Warp& warp = warps_[slot];
   if (warp.undecided == 0) throw std::logic_error("zorua: a swap read answered twice");
   --warp.undecided;
   warp.ready_at = std::max(warp.ready_at, cycle);
@@ -707,7 +710,7 @@ void ZoruaSm::swap_read(uint32_t slot, uint64_t line) {
   if (!port_) throw std::logic_error("zorua: swap traffic before the SM bound its memory port (bind_memory)");
   Warp& warp = warps_[slot];
   ++swap_reads_;
-  const uint64_t back = port_->access(line, /*is_write=*/false, now_, tag_of(slot));
+  const uint64_t back = port_->access(line, /*is_write=*/false, now_, tag_of(slot, slot_generation_[slot]));
   if (back == MechanismMemoryPort::kDeferred) {
     ++warp.undecided;
     ++undecided_reads_;

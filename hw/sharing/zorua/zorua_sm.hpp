@@ -249,9 +249,11 @@ class ZoruaSm {
   uint64_t schedulable_since_ = 0;
   uint64_t schedulable_warp_cycles_ = 0;
 
-  // Swap reads still to come back for a warp that ended (its slot may hold
-  // a new warp by then).
-  std::vector<uint32_t> stale_responses_;
+  // Per warp slot, how many warps have left it: a swap read's tag names the
+  // warp that sent it, so that one still to come back when its warp has
+  // ended is told from the reads of the slot's next warp, whichever order
+  // the DRAM answers them in (FR-FCFS reorders them).
+  std::vector<uint32_t> slot_generation_;
   // Swap data on its way: deferred reads not answered, and the latest cycle
   // a read is back (no warp waits on swap beyond either).
   uint32_t undecided_reads_ = 0;
