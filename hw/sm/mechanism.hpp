@@ -277,10 +277,6 @@ struct Mechanism {
   // it (in at_wake): the SM then waits for its turn there on the threads,
   // and is never ticked ahead of the others (SmCore::runs_ahead_ok).
   std::shared_ptr<KernelSharedState> shared_state;
-  // Makes global-memory transactions of its own (MechanismMemoryPort; Zorua's
-  // swap space): they are answered at once, so the SM is not ticked ahead
-  // of the others (SmCore::runs_ahead_ok).
-  bool accesses_memory = false;
   // Banks of the operand cache its route sends accesses to (BankGroup::OperandCache; EXPARS: 4).
   uint32_t operand_cache_banks = 0;
   // Cross-SM sharing: of each collector pool (SP, SFU, MEM), the units on

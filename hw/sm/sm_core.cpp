@@ -726,7 +726,26 @@ void SmCore::record_read(uint32_t token, bool icache, uint64_t line, ChunkMask s
 
 uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) {
   const uint32_t token = take_read_token();
-  const uint64_t ready = memory_.access(line_addr, line_chunks_, is_write, cycle, token);
+  // Later when the LDST unit's lines may be (answers_later_ok_): the
+  // mechanism is told kDeferred and hears the time in memory_response(),
+  // from apply_later_answers(). Nothing in the tick can tell the two apart:
+  // a read's data is at least the interconnect's round trip away.
+  const uint64_t ready = answers_later_ok_
+                             ? memory_.access_or_later(line_addr, line_chunks_, is_write, cycle, token)
+                             : memory_.access(line_addr, line_chunks_, is_write, cycle, token);
+  if (ready == GlobalMemoryPort::kLater) {
+    LaterAnswer a;
+    if (is_write) {
+      free_reads_.push_back(token);
+    } else {
+      a.use = LaterAnswer::Use::MechanismRead;
+      a.token = token;
+      a.line = line_addr;
+      a.tag = tag;
+    }
+    later_.push_back(a);
+    return is_write ? cycle : MechanismMemoryPort::kDeferred;
+  }
   if (ready != GlobalMemoryPort::kDeferred || is_write) {
     free_reads_.push_back(token);
     // A write held at the L2 (FR-FCFS) is never acknowledged: nothing waits for it.
@@ -777,6 +796,7 @@ uint64_t SmCore::apply_later_answers(const uint64_t* answers, size_t count) {
   uint64_t& data_ready = later_load_.pending ? later_load_.data_ready : ldst_.data_ready;
   std::vector<uint32_t>& undecided = later_load_.pending ? later_load_.undecided : ldst_.undecided;
   uint64_t wake = kNever;
+  bool mechanism_answered = false;
   for (size_t i = 0; i < count; ++i) {
     const LaterAnswer& a = later_[i];
     const uint64_t answer = answers[i];
@@ -790,7 +810,24 @@ uint64_t SmCore::apply_later_answers(const uint64_t* answers, size_t count) {
         instruction_fill_answered(a.warp, a.token, a.line, answer, a.seq);
         if (answer != GlobalMemoryPort::kDeferred) wake = std::min(wake, answer);
         break;
+      case LaterAnswer::Use::MechanismRead:
+        if (answer == GlobalMemoryPort::kDeferred) {
+          record_read(a.token, /*icache=*/false, a.line, ChunkMask());
+          reads_[a.token].mechanism = true;
+          reads_[a.token].tag = a.tag;
+        } else {
+          free_reads_.push_back(a.token);
+          mechanism_.hooks->memory_response(a.tag, answer);
+          mechanism_answered = true;
+        }
+        break;
     }
+  }
+  // The tick ended asking the mechanism when it wakes without these
+  // answers; answered at once, they were in that answer (a read's data time).
+  if (mechanism_answered) {
+    hook_wake_ = mechanism_.hooks->next_wake();
+    if (hook_wake_ > now_) wake = std::min(wake, hook_wake_);
   }
   later_.clear();
   ldst_.later_lines = 0;

@@ -229,12 +229,10 @@ class SmCore : private MechanismMemoryPort {
   // What the GPU's clock asks before it ticks the SM ahead of the other SMs
   // (GpuModule, "run-ahead"; docs/performance.md):
   // - whether the running kernel's SM can be ticked ahead at all: it leaves
-  //   every memory request for later (one LDST line and one fetch a cycle),
-  //   and its mechanism keeps no kernel-wide state and makes no memory
-  //   transactions of its own;
-  bool runs_ahead_ok() const {
-    return answers_later_ok_ && !mechanism_.shared_state && !mechanism_.accesses_memory;
-  }
+  //   every memory request for later, its mechanism's included (one LDST
+  //   line and one fetch a cycle), and its mechanism keeps no kernel-wide
+  //   state;
+  bool runs_ahead_ok() const { return answers_later_ok_ && !mechanism_.shared_state; }
   // - whether its next tick may take a CTA from the dispatcher, which deals
   //   CTAs in (cycle, SM) order;
   bool may_take_a_cta() const { return ctas_near_end_ != 0 && dispatcher_ != nullptr && dispatcher_->has_next(); }
@@ -728,12 +726,14 @@ class SmCore : private MechanismMemoryPort {
   // Accesses this tick the port answers later (GlobalMemoryPort::kLater),
   // in order, with what the SM does with each answer.
   struct LaterAnswer {
-    enum class Use : uint8_t { None, LoadLine, InstructionFill } use = Use::None;  // None: a write
+    // None: a write. MechanismRead: a read of the mechanism's own (access()).
+    enum class Use : uint8_t { None, LoadLine, InstructionFill, MechanismRead } use = Use::None;
     uint32_t token = 0;   // taken when asked: the read's name if it is deferred
     uint32_t warp = 0;    // InstructionFill: the warp fetching
     uint64_t line = 0;
     ChunkMask sectors;    // LoadLine: the L1 sectors it fills
     uint64_t seq = 0;     // InstructionFill: its place among the fetches waiting for fills
+    uint64_t tag = 0;     // MechanismRead: the mechanism's name for it
   };
   std::vector<LaterAnswer> later_;
   bool answers_later_ok_ = false;  // one LDST line and one fetch a cycle

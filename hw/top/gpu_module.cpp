@@ -184,7 +184,8 @@ uint64_t GpuModule::tick_window(uint32_t sm, uint64_t cycle, bool windows) {
   //   (MemoryTiming::next_decision_ps_for), so with one the window ends
   //   before that cycle (deliver_memory_responses checks it);
   // - runs_ahead_ok() rules out the rest: kernel-wide state, requests
-  //   answered at once, and (checked at launch) borrowed register banks.
+  //   answered at once (more than one LDST line or fetch a cycle), and
+  //   (checked at launch) borrowed register banks.
   SmModule& module = *sms_[sm];
   SmCore& core = *cores_[sm];
   uint64_t due;

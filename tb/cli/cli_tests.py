@@ -756,6 +756,10 @@ HOST_THREAD_MECHANISM_RUNS = {
 }
 
 
+# A Zorua run whose warps swap registers out and back in (3,768 swap reads).
+ZORUA_SWAPPING = ("run", "--mechanism", "zorua", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 60)
+
+
 @case("host_threads_every_mechanism")
 def _(ctx):
     res = ctx.run("list", "mechanisms")
@@ -766,6 +770,9 @@ def _(ctx):
     for name, args in HOST_THREAD_MECHANISM_RUNS.items():
         r = same_on_host_threads(ctx, "run", "--mechanism", name, "--ctas", 40, *args)
         check(r["mechanism"] == name, f"ran {r['mechanism']!r}, not {name!r}")
+    # Zorua's swap traffic, on the threads left for later as the LDST unit's lines are.
+    r = same_on_host_threads(ctx, *ZORUA_SWAPPING)
+    check(r["mechanism_stats"]["swap_reads"] > 0, f"zorua swapped nothing: {r['mechanism_stats']}")
 
 
 def with_every_scheduler(ctx, same, ctas):
@@ -824,7 +831,8 @@ def _(ctx):
     runs = [("run", "--config", "fermi-gtx480", "--kernel", "hotspot", "--ctas", 120),
             ("run", "--config", "fermi-gtx480", "--trace", REPO / "tb" / "traces" / "generated_small" / "kernelslist.g"),
             ("run", "--mechanism", "expars", "--config", "fermi-gtx480", "--kernel", "btree", "--ctas", 60),
-            ("run", "--mechanism", "spmshare", "--config", "jatala-fermi", "--kernel", "lavamd", "--ctas", 60)]
+            ("run", "--mechanism", "spmshare", "--config", "jatala-fermi", "--kernel", "lavamd", "--ctas", 60),
+            ZORUA_SWAPPING]
     refs = [same_on_host_threads(ctx, *args, pace="alternate") for args in runs]
     # Run-ahead off: the threads' way and one thread's take turns as before.
     plain = ctx.run(*runs[0], "--host-threads", 2, "--json", timeout=300,
@@ -862,10 +870,9 @@ def same_with_run_ahead(ctx, *args, runs_ahead=True):
 
 # Which mechanisms' SMs run ahead (SmCore::runs_ahead_ok): not with a
 # kernel-wide state (Jatala's instances share SM0's reference with dynamic
-# warp execution on, as the regshare run here has it; spmshare's has it off),
-# a mechanism's own memory traffic (Zorua's swap) or borrowed register banks
-# (cross-SM sharing's groups).
-RUNS_AHEAD = {"baseline": True, "regshare": False, "spmshare": True, "zorua": False, "expars": True,
+# warp execution on, as the regshare run here has it; spmshare's has it off)
+# or borrowed register banks (cross-SM sharing's groups).
+RUNS_AHEAD = {"baseline": True, "regshare": False, "spmshare": True, "zorua": True, "expars": True,
               "occ": False, "bal": False, "bigsm": False, "bigsm_occ": False}
 
 
@@ -883,6 +890,13 @@ def _(ctx):
     stats = r["mechanism_stats"]
     check(stats["shared_ctas_launched"] > 0 and stats["lock_waits"] > 0,
           f"regshare shared no CTA pair or no warp waited on a lock: {stats}")
+    # Zorua's swap traffic, left for later as the LDST unit's lines are: a
+    # read's answer reaches the mechanism after the tick (memory_response),
+    # under FR-FCFS also from a DRAM decision taken later.
+    for scheduler in ("frfcfs", "fcfs"):
+        r = same_with_run_ahead(ctx, *ZORUA_SWAPPING, "--set", f"dram.scheduler={scheduler}")
+        stats = r["mechanism_stats"]
+        check(stats["swap_reads"] > 0 and stats["swap_writes"] > 0, f"zorua swapped nothing: {stats}")
     # The grid larger than the SMs hold: CTAs launched as others end, mid-run.
     same_with_run_ahead(ctx, *SMALL, "--ctas", 300)
     same_with_run_ahead(ctx, "run", "--mechanism", "expars", "--config", "fermi-gtx480", "--kernel", "btree",

@@ -62,7 +62,6 @@ Mechanism make(const SmSpec& sm, const KernelResources& k, const std::string& or
   auto s = std::make_shared<ZoruaSm>(sm, k, origin, settings);
   Mechanism m;
   m.name = "zorua";
-  m.accesses_memory = true;  // the swap space's reads and writes
   m.admission = std::make_unique<AdmissionView<ZoruaSm>>(s);
   m.route = std::make_unique<Route>(s);
   m.gate = std::make_unique<Gate>(s);
