@@ -427,7 +427,7 @@ uint64_t SmCore::tick(uint64_t cycle) {
   probes_.resident_ctas = resident_ctas_;
   probes_.active_warps = resident_warps_;
 
-  if (resident_warps_ == 0 && completions_.empty() && !ldst_busy_) return kNever;
+  if (!has_tick_work()) return kNever;
   if (progress_) {
     refusal_only_cycles_ = 0;
     return cycle + 1;
@@ -741,7 +741,7 @@ uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint6
       a.use = LaterAnswer::Use::MechanismRead;
       a.token = token;
       a.line = line_addr;
-      a.tag = tag;
+      reads_[token].tag = tag;  // the token is this read's until its answer
     }
     later_.push_back(a);
     return is_write ? cycle : MechanismMemoryPort::kDeferred;
@@ -751,10 +751,14 @@ uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint6
     // A write held at the L2 (FR-FCFS) is never acknowledged: nothing waits for it.
     return ready != GlobalMemoryPort::kDeferred ? ready : cycle;
   }
-  record_read(token, /*icache=*/false, line_addr, ChunkMask());
-  reads_[token].mechanism = true;
   reads_[token].tag = tag;
+  record_mechanism_read(token, line_addr);
   return MechanismMemoryPort::kDeferred;
+}
+
+void SmCore::record_mechanism_read(uint32_t token, uint64_t line) {
+  record_read(token, /*icache=*/false, line, ChunkMask());
+  reads_[token].mechanism = true;
 }
 
 MechanismMemoryPort::SwapRegion SmCore::swap_region() const {
@@ -796,6 +800,7 @@ uint64_t SmCore::apply_later_answers(const uint64_t* answers, size_t count) {
   uint64_t& data_ready = later_load_.pending ? later_load_.data_ready : ldst_.data_ready;
   std::vector<uint32_t>& undecided = later_load_.pending ? later_load_.undecided : ldst_.undecided;
   uint64_t wake = kNever;
+  const bool had_work = has_tick_work();  // as the tick ended
   bool mechanism_answered = false;
   for (size_t i = 0; i < count; ++i) {
     const LaterAnswer& a = later_[i];
@@ -812,22 +817,23 @@ uint64_t SmCore::apply_later_answers(const uint64_t* answers, size_t count) {
         break;
       case LaterAnswer::Use::MechanismRead:
         if (answer == GlobalMemoryPort::kDeferred) {
-          record_read(a.token, /*icache=*/false, a.line, ChunkMask());
-          reads_[a.token].mechanism = true;
-          reads_[a.token].tag = a.tag;
+          record_mechanism_read(a.token, a.line);
         } else {
           free_reads_.push_back(a.token);
-          mechanism_.hooks->memory_response(a.tag, answer);
+          mechanism_.hooks->memory_response(reads_[a.token].tag, answer);
           mechanism_answered = true;
         }
         break;
     }
   }
-  // The tick ended asking the mechanism when it wakes without these
-  // answers; answered at once, they were in that answer (a read's data time).
+  // The tick asked the mechanism when it wakes without these answers;
+  // answered at once, they were in that answer (a read's data time). Ask
+  // again, and take the new one in unless the tick ended with nothing to
+  // do (kNever: the mechanism's wake was not in it). Where the tick made
+  // progress it returned the next cycle, which the new wake cannot precede.
   if (mechanism_answered) {
     hook_wake_ = mechanism_.hooks->next_wake();
-    if (hook_wake_ > now_) wake = std::min(wake, hook_wake_);
+    if (had_work && hook_wake_ > now_) wake = std::min(wake, hook_wake_);
   }
   later_.clear();
   ldst_.later_lines = 0;

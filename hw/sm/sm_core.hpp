@@ -358,6 +358,12 @@ class SmCore : private MechanismMemoryPort {
   // the deferred read under it.
   uint32_t take_read_token();
   void record_read(uint32_t token, bool icache, uint64_t line, ChunkMask sectors);
+  // A read of the mechanism's own (access(); its tag already in reads_[token]):
+  // its answer goes to the mechanism under that tag.
+  void record_mechanism_read(uint32_t token, uint64_t line);
+  // Warps resident, results on their way or the LDST unit busy: without
+  // any, a tick has nothing to do and the SM sleeps for good (kNever).
+  bool has_tick_work() const { return resident_warps_ > 0 || !completions_.empty() || ldst_busy_; }
   // What the SM does with the port's answer (a cycle, or kDeferred) to a
   // load line's miss, at once or after the tick (apply_later_answers()):
   // the L1 fill and the load's data time, or the deferred read it waits for.
@@ -726,14 +732,13 @@ class SmCore : private MechanismMemoryPort {
   // Accesses this tick the port answers later (GlobalMemoryPort::kLater),
   // in order, with what the SM does with each answer.
   struct LaterAnswer {
-    // None: a write. MechanismRead: a read of the mechanism's own (access()).
+    // None: a write. MechanismRead: a read of the mechanism's own (access(): its tag in reads_[token]).
     enum class Use : uint8_t { None, LoadLine, InstructionFill, MechanismRead } use = Use::None;
     uint32_t token = 0;   // taken when asked: the read's name if it is deferred
     uint32_t warp = 0;    // InstructionFill: the warp fetching
     uint64_t line = 0;
     ChunkMask sectors;    // LoadLine: the L1 sectors it fills
     uint64_t seq = 0;     // InstructionFill: its place among the fetches waiting for fills
-    uint64_t tag = 0;     // MechanismRead: the mechanism's name for it
   };
   std::vector<LaterAnswer> later_;
   bool answers_later_ok_ = false;  // one LDST line and one fetch a cycle

@@ -91,9 +91,90 @@ struct WriteRecorder : MechanismHooks {
   uint64_t cycle = 0;
 };
 
+// A mechanism with memory traffic of its own, as Zorua's swap space: it
+// wakes the SM every kEpoch cycles (Zorua's Algorithm 1 epochs) and when a
+// warp's line is back. A warp waits for the next epoch, which reads a line
+// for it (its registers swapped in), and then for that line; a warp that
+// finishes reads one more line, which nobody waits for. It records the
+// cycles it is woken in, which the SM's statistics do not show.
+struct SwapLike {
+  static constexpr uint64_t kEpoch = 1000;
+  static constexpr uint64_t kSwapLine = 0x40000000;
+  static constexpr uint64_t kNobody = 1ull << 32;  // a tag whose answer no warp waits for
+  struct Warp {
+    bool seen = false;  // the gate was asked about it
+    bool sent = false;
+    uint32_t undecided = 0;
+    uint64_t ready = 0;
+  };
+  MechanismMemoryPort* port = nullptr;
+  std::vector<Warp> warps = std::vector<Warp>(8);
+  uint64_t now = 0;
+  uint64_t next_epoch = kEpoch;
+  std::vector<uint64_t> wakes;
+
+  void read(uint32_t slot, uint64_t tag) {
+    const uint64_t back = port->access(kSwapLine + 128 * slot, /*is_write=*/false, now, tag);
+    if (tag == kNobody) return;
+    if (back == MechanismMemoryPort::kDeferred)
+      ++warps[slot].undecided;
+    else
+      warps[slot].ready = std::max(warps[slot].ready, back);
+  }
+  bool waits(const Warp& w, uint64_t cycle) const { return w.undecided > 0 || w.ready > cycle; }
+
+  struct Gate : WarpGate {
+    explicit Gate(SwapLike& m) : m(m) {}
+    bool may_issue(const WarpContext& w, const WarpInstruction&, uint64_t cycle) override {
+      m.now = cycle;
+      Warp& x = m.warps.at(w.slot);
+      x.seen = true;
+      return x.sent && !m.waits(x, cycle);
+    }
+    SwapLike& m;
+  };
+  struct Hooks : MechanismHooks {
+    explicit Hooks(SwapLike& m) : m(m) {}
+    void begin_cycle(uint64_t cycle) override { m.now = cycle; }
+    void bind_memory(MechanismMemoryPort& port) override { m.port = &port; }
+    uint64_t next_wake() const override {
+      uint64_t wake = m.next_epoch;
+      for (const Warp& w : m.warps)
+        if (w.undecided == 0 && w.ready > m.now) wake = std::min(wake, w.ready);
+      return wake;
+    }
+    bool wake_ends_a_wait() const override { return true; }
+    void at_wake(uint64_t cycle, const IssueActivity&) override {
+      m.now = cycle;
+      m.wakes.push_back(cycle);
+      if (cycle < m.next_epoch) return;
+      while (m.next_epoch <= cycle) m.next_epoch += kEpoch;
+      for (uint32_t slot = 0; slot < m.warps.size(); ++slot) {
+        Warp& w = m.warps[slot];
+        if (w.seen && !w.sent) {
+          w.sent = true;
+          m.read(slot, slot);
+        }
+      }
+    }
+    bool waits_on_memory(uint64_t cycle) const override {
+      return std::any_of(m.warps.begin(), m.warps.end(), [&](const Warp& w) { return m.waits(w, cycle); });
+    }
+    void memory_response(uint64_t tag, uint64_t cycle) override {
+      if (tag == kNobody) return;
+      Warp& w = m.warps.at(tag);
+      --w.undecided;
+      w.ready = std::max(w.ready, cycle);
+    }
+    void warp_finished(const WarpContext& w) override { m.read(w.slot, kNobody); }
+    SwapLike& m;
+  };
+};
+
 struct SmRun {
   SmRun(std::vector<std::string> overrides, uint32_t warps, tb::ScriptedKernel::Script script, Answers answers,
-        uint64_t decision_delay = kLatency - 1, uint64_t latency = kLatency, bool record_writes = false)
+        uint64_t decision_delay = kLatency - 1, uint64_t latency = kLatency, bool record_writes = false,
+        SwapLike* swap_like = nullptr)
       : spec(load_gpu_config("fermi-gtx480", tb::compact_gtx480(std::move(overrides)))),
         kernel("script", resources(warps), std::move(script)),
         fixed(latency),
@@ -105,6 +186,10 @@ struct SmRun {
     if (record_writes) {
       baseline.gate = std::make_unique<OpenGate>();
       baseline.hooks = std::make_unique<WriteRecorder>(writes);
+    }
+    if (swap_like) {
+      baseline.gate = std::make_unique<SwapLike::Gate>(*swap_like);
+      baseline.hooks = std::make_unique<SwapLike::Hooks>(*swap_like);
     }
     core.begin_kernel(kernel, std::move(baseline), dispatcher);
     EXPECT_TRUE(core.launch_one_cta());
@@ -295,6 +380,39 @@ TEST(AnswersAfterTheTick, GiveTheRunOfAnswersAtOnce) {
     expect_same_run(at_once, after);
   }
   EXPECT_EQ(later_answers, 48u * 4);  // each load's one line, answered after its tick
+}
+
+TEST(AnswersAfterTheTick, ReachAMechanismAsItsAnswersAtOnceDo) {
+  // A mechanism's own reads answered after the tick (SwapLike). The epoch's
+  // tick reads the warps' lines and moves nothing else: the SM must wake
+  // when the lines are back, as the mechanism's next_wake said at once
+  // (asked again after the answers: the tick asked it before them). The
+  // last warp's finishing read is answered after the tick that retired it,
+  // which returned "no more work": that answer must not wake the SM again
+  // (at the next epoch), as it does not at once. The cycles the mechanism
+  // is woken in show both.
+  auto script = [](uint32_t, uint32_t warp) {
+    std::vector<WarpInstruction> code;
+    for (uint16_t r = 1; r < 4 + 3 * warp; ++r) code.push_back(tb::alu(r, {0}));
+    return code;
+  };
+  size_t later_answers = 0;
+  for (uint64_t latency : {1, 4, 50, 200, 999, 1000, 1500}) {
+    SCOPED_TRACE("memory latency " + std::to_string(latency));
+    SwapLike at_once_swap, after_swap;
+    const SmRun at_once({"gpu.num_sms=1"}, 3, script, Answers::AtOnce, 0, latency, false, &at_once_swap);
+    const SmRun after({"gpu.num_sms=1"}, 3, script, Answers::AfterTheTick, 0, latency, false, &after_swap);
+    later_answers += after.later_answers;
+    EXPECT_EQ(at_once.requests().size(), 6u);  // a read for each warp's first instruction and end
+    EXPECT_EQ(at_once.core.stats().warp_instructions, 3u + 6 + 9);
+    EXPECT_EQ(at_once_swap.wakes, after_swap.wakes);
+    // The first epoch's, then the lines' back (and epochs on the way).
+    ASSERT_GE(at_once_swap.wakes.size(), 2u);
+    EXPECT_EQ(at_once_swap.wakes[0], SwapLike::kEpoch);
+    EXPECT_EQ(at_once_swap.wakes[1], std::min(SwapLike::kEpoch + latency, 2 * SwapLike::kEpoch));
+    expect_same_run(at_once, after);
+  }
+  EXPECT_EQ(later_answers, 7u * 6);
 }
 
 TEST(SlotPool, AnUndecidedHoldBlocksUntilItsReleaseIsKnown) {
