@@ -179,10 +179,12 @@ class MechanismMemoryPort {
   virtual SwapRegion swap_region() const = 0;
   // One transaction leaving the SM at `cycle` for the whole line at
   // `line_addr`: the cycle its response (read data, write acknowledgement;
-  // `cycle` for a write the memory system holds, which is never
-  // acknowledged) is back, or kDeferred for a read whose return the memory
-  // system decides later: MechanismHooks::memory_response(tag, cycle) then
-  // says when.
+  // `cycle` for a write that is never acknowledged: one the memory system
+  // holds, or one booked after the tick) is back, or kDeferred for a read
+  // whose return is known later (the memory system decides it later, or the
+  // SM, ticked ahead or on a host thread, books it after its tick):
+  // MechanismHooks::memory_response(tag, cycle) then says when, before the
+  // SM's next tick if the read was booked after the tick.
   virtual uint64_t access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) = 0;
 };
 

@@ -30,7 +30,7 @@ class RunAheadTurn final : public TickTurn {
   }
   // Every request of a tick ahead is left for later (answers_later()); a
   // request that needs its answer at once (two LDST lines or fetches a
-  // cycle, a mechanism's own traffic) must have kept the SM from running ahead.
+  // cycle) must have kept the SM from running ahead.
   void on_main_thread(uint32_t sm, CallRef /*call*/) override {
     throw std::logic_error("sm" + std::to_string(sm) +
                            ": ticked ahead of the other SMs into a memory request that needs its answer at once");
