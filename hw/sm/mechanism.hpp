@@ -184,7 +184,8 @@ class MechanismMemoryPort {
   // whose return is known later (the memory system decides it later, or the
   // SM, ticked ahead or on a host thread, books it after its tick):
   // MechanismHooks::memory_response(tag, cycle) then says when, before the
-  // SM's next tick if the read was booked after the tick.
+  // SM's next tick if the read was booked after the tick. Nothing may wait
+  // on a write's return (booked after the tick, it is `cycle`).
   virtual uint64_t access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) = 0;
 };
 
@@ -233,8 +234,11 @@ class MechanismHooks {
   // The SM's port for the mechanism's own global-memory transactions, at
   // each kernel launch; it outlives the mechanism instance.
   virtual void bind_memory(MechanismMemoryPort&) {}
-  // A read the port answered kDeferred is back at `cycle` (the SM runs from
-  // that cycle).
+  // A read the port answered kDeferred is back at `cycle`. Decided later by
+  // the memory system, the SM runs from that cycle. Booked after the SM's
+  // tick (run-ahead, host threads), the SM asks next_wake() again instead:
+  // the data's time must be in it where an answer known at once would have
+  // put it, and an answer may bring next_wake() earlier, never later.
   virtual void memory_response(uint64_t /*tag*/, uint64_t /*cycle*/) {}
   // The instruction stream of the warp `w` launches with, as its instruction
   // decoder reads it: a mechanism may read it through (EXPARS's decoder sees

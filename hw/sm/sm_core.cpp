@@ -726,6 +726,7 @@ void SmCore::record_read(uint32_t token, bool icache, uint64_t line, ChunkMask s
 
 uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint64_t tag) {
   const uint32_t token = take_read_token();
+  if (!is_write) reads_[token].tag = tag;  // the token is this read's until its answer
   // Later when the LDST unit's lines may be (answers_later_ok_): the
   // mechanism is told kDeferred and hears the time in memory_response(),
   // from apply_later_answers(). Nothing in the tick can tell the two apart:
@@ -741,7 +742,6 @@ uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint6
       a.use = LaterAnswer::Use::MechanismRead;
       a.token = token;
       a.line = line_addr;
-      reads_[token].tag = tag;  // the token is this read's until its answer
     }
     later_.push_back(a);
     return is_write ? cycle : MechanismMemoryPort::kDeferred;
@@ -751,7 +751,6 @@ uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint6
     // A write held at the L2 (FR-FCFS) is never acknowledged: nothing waits for it.
     return ready != GlobalMemoryPort::kDeferred ? ready : cycle;
   }
-  reads_[token].tag = tag;
   record_mechanism_read(token, line_addr);
   return MechanismMemoryPort::kDeferred;
 }
@@ -759,6 +758,11 @@ uint64_t SmCore::access(uint64_t line_addr, bool is_write, uint64_t cycle, uint6
 void SmCore::record_mechanism_read(uint32_t token, uint64_t line) {
   record_read(token, /*icache=*/false, line, ChunkMask());
   reads_[token].mechanism = true;
+}
+
+void SmCore::answer_mechanism_read(uint32_t token, uint64_t cycle) {
+  free_reads_.push_back(token);
+  mechanism_.hooks->memory_response(reads_[token].tag, cycle);
 }
 
 MechanismMemoryPort::SwapRegion SmCore::swap_region() const {
@@ -819,8 +823,7 @@ uint64_t SmCore::apply_later_answers(const uint64_t* answers, size_t count) {
         if (answer == GlobalMemoryPort::kDeferred) {
           record_mechanism_read(a.token, a.line);
         } else {
-          free_reads_.push_back(a.token);
-          mechanism_.hooks->memory_response(reads_[a.token].tag, answer);
+          answer_mechanism_read(a.token, answer);
           mechanism_answered = true;
         }
         break;
@@ -828,10 +831,12 @@ uint64_t SmCore::apply_later_answers(const uint64_t* answers, size_t count) {
   }
   // The tick asked the mechanism when it wakes without these answers;
   // answered at once, they were in that answer (a read's data time). Ask
-  // again, and take the new one in unless the tick ended with nothing to
-  // do (kNever: the mechanism's wake was not in it). Where the tick made
-  // progress it returned the next cycle, which the new wake cannot precede.
-  if (mechanism_answered) {
+  // again, as the tick does (not for an inert gate), and take the new one
+  // in unless the tick ended with nothing to do (kNever: the mechanism's
+  // wake was not in it). The tick's other returns: the next cycle (it made
+  // progress), which the new wake cannot precede; kNever for a deadlock,
+  // which it does not find with requests left for later.
+  if (mechanism_answered && !inert_gate_) {
     hook_wake_ = mechanism_.hooks->next_wake();
     if (had_work && hook_wake_ > now_) wake = std::min(wake, hook_wake_);
   }
@@ -850,9 +855,8 @@ uint64_t SmCore::memory_response(uint64_t token, uint64_t cycle) {
   DeferredRead& r = reads_[token];
   if (r.mechanism) {
     r.mechanism = false;
-    free_reads_.push_back(static_cast<uint32_t>(token));
     --reads_in_flight_;
-    mechanism_.hooks->memory_response(r.tag, cycle);
+    answer_mechanism_read(static_cast<uint32_t>(token), cycle);
     return cycle;
   }
   if (r.icache) {

@@ -361,6 +361,9 @@ class SmCore : private MechanismMemoryPort {
   // A read of the mechanism's own (access(); its tag already in reads_[token]):
   // its answer goes to the mechanism under that tag.
   void record_mechanism_read(uint32_t token, uint64_t line);
+  // ... and its answer, after the tick or decided later (access() returns
+  // one known at once): the token is free again.
+  void answer_mechanism_read(uint32_t token, uint64_t cycle);
   // Warps resident, results on their way or the LDST unit busy: without
   // any, a tick has nothing to do and the SM sleeps for good (kNever).
   bool has_tick_work() const { return resident_warps_ > 0 || !completions_.empty() || ldst_busy_; }
