@@ -6,9 +6,11 @@
 //  - answers after the tick (SMs ticked on host threads): the port answers
 //    every access the SM allows it to kLater, and the SM takes the answers
 //    (SmCore::apply_later_answers) after its tick, as the GPU's clock gives
-//    them once the cycle's requests are booked in SM order.
+//    them once the cycle's requests are booked in SM order;
+//  - both: after the tick, every read's answer kDeferred, decided later.
 // The data is back `latency` cycles after it left. The run must then be the
-// one a port answering at once gives: the same requests in the same cycles,
+// one a port answering at once gives (for the third, the one deferred
+// responses give): the same requests in the same cycles,
 // the same MSHR stalls, pending hits and instruction-cache merges, the same
 // last cycle. Each case runs one script both ways.
 #include <gtest/gtest.h>
@@ -53,22 +55,26 @@ struct DeferringMemory : GlobalMemoryPort {
 };
 
 // Answers every access it may after the tick: `answers` holds the tick's,
-// in the order asked.
+// in the order asked. With `decider`, its answers are the decider's
+// (kDeferred for every read, decided later).
 struct AfterTheTickMemory : GlobalMemoryPort {
-  explicit AfterTheTickMemory(uint64_t latency) : fixed(latency) {}
+  explicit AfterTheTickMemory(uint64_t latency, GlobalMemoryPort* decider = nullptr)
+      : fixed(latency), answerer(decider ? *decider : fixed) {}
   uint64_t access(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle, uint64_t token) override {
-    return fixed.access(line_addr, chunks, is_write, cycle, token);
+    return answerer.access(line_addr, chunks, is_write, cycle, token);
   }
   uint64_t access_or_later(uint64_t line_addr, ChunkMask chunks, bool is_write, uint64_t cycle,
                            uint64_t token) override {
-    answers.push_back(fixed.access(line_addr, chunks, is_write, cycle, token));
+    answers.push_back(answerer.access(line_addr, chunks, is_write, cycle, token));
     return kLater;
   }
   tb::FixedLatencyMemory fixed;
+  GlobalMemoryPort& answerer;
   std::vector<uint64_t> answers;
 };
 
-enum class Answers { AtOnce, Deferred, AfterTheTick };
+// AfterTheTickDeferred: after the tick, and deferred (FR-FCFS on the threads).
+enum class Answers { AtOnce, Deferred, AfterTheTick, AfterTheTickDeferred };
 
 // The order in which results reach the register file, which the SM's
 // statistics do not show: each destination as its bank takes it. (The
@@ -180,6 +186,7 @@ struct SmRun {
         fixed(latency),
         deferring(latency),
         after_the_tick(latency),
+        after_the_tick_deferred(latency, &deferring),
         core(0, spec, port(answers)) {
     deferring.decision_delay = decision_delay;
     Mechanism baseline = mechanism_registry().configure({}).make(spec.sm, kernel.resources(), "test");
@@ -195,6 +202,8 @@ struct SmRun {
     EXPECT_TRUE(core.launch_one_cta());
     // The GPU's clock in small: decisions due in a cycle go first, then the
     // SM ticks if it is due and takes the answers it left for after its tick.
+    std::vector<uint64_t>& later =
+        (answers == Answers::AfterTheTickDeferred ? after_the_tick_deferred : after_the_tick).answers;
     uint64_t due = 0;
     const auto wake = [&due](uint64_t cycle) { due = due >= SmCore::kAwaitMemory ? cycle : std::min(due, cycle); };
     for (int guard = 0; guard < 100000; ++guard) {
@@ -209,10 +218,10 @@ struct SmRun {
       }
       if (due != next) continue;
       due = core.tick(next);
-      if (after_the_tick.answers.empty()) continue;
-      later_answers += after_the_tick.answers.size();
-      wake(core.apply_later_answers(after_the_tick.answers.data(), after_the_tick.answers.size()));
-      after_the_tick.answers.clear();
+      if (later.empty()) continue;
+      later_answers += later.size();
+      wake(core.apply_later_answers(later.data(), later.size()));
+      later.clear();
     }
     EXPECT_EQ(due, SmCore::kNever);
     EXPECT_FALSE(core.deadlocked());
@@ -223,6 +232,8 @@ struct SmRun {
         return deferring;
       case Answers::AfterTheTick:
         return after_the_tick;
+      case Answers::AfterTheTickDeferred:
+        return after_the_tick_deferred;
       case Answers::AtOnce:
         break;
     }
@@ -244,6 +255,7 @@ struct SmRun {
   tb::FixedLatencyMemory fixed;
   DeferringMemory deferring;
   AfterTheTickMemory after_the_tick;
+  AfterTheTickMemory after_the_tick_deferred;  // its reads decided by `deferring`
   size_t later_answers = 0;  // the answers the SM took after its ticks
   std::vector<Write> writes;  // with record_writes
   SmCore core;
@@ -378,6 +390,12 @@ TEST(AnswersAfterTheTick, GiveTheRunOfAnswersAtOnce) {
     later_answers += after.later_answers;
     EXPECT_EQ(at_once.writes.size(), 4u * 13);
     expect_same_run(at_once, after);
+    // Under FR-FCFS, each line's read deferred after the tick too.
+    const SmRun deferred({"gpu.num_sms=1"}, 4, script, Answers::Deferred, latency / 2, latency, true);
+    const SmRun after_deferred({"gpu.num_sms=1"}, 4, script, Answers::AfterTheTickDeferred, latency / 2, latency,
+                               true);
+    EXPECT_EQ(after_deferred.deferring.reads.size(), 4u);
+    expect_same_run(deferred, after_deferred);
   }
   EXPECT_EQ(later_answers, 48u * 4);  // each load's one line, answered after its tick
 }
@@ -411,8 +429,19 @@ TEST(AnswersAfterTheTick, ReachAMechanismAsItsAnswersAtOnceDo) {
     EXPECT_EQ(at_once_swap.wakes[0], SwapLike::kEpoch);
     EXPECT_EQ(at_once_swap.wakes[1], std::min(SwapLike::kEpoch + latency, 2 * SwapLike::kEpoch));
     expect_same_run(at_once, after);
+    // Under FR-FCFS: the answer after the tick is "deferred", and the
+    // decision reaches the mechanism as it does when the SM is told at once.
+    SwapLike deferred_swap, after_deferred_swap;
+    const SmRun deferred({"gpu.num_sms=1"}, 3, script, Answers::Deferred, latency / 2, latency, false,
+                         &deferred_swap);
+    const SmRun after_deferred({"gpu.num_sms=1"}, 3, script, Answers::AfterTheTickDeferred, latency / 2, latency,
+                               false, &after_deferred_swap);
+    EXPECT_EQ(after_deferred.deferring.reads.size(), 6u);
+    EXPECT_EQ(deferred_swap.wakes, after_deferred_swap.wakes);
+    expect_same_run(deferred, after_deferred);
+    later_answers += after_deferred.later_answers;
   }
-  EXPECT_EQ(later_answers, 7u * 6);
+  EXPECT_EQ(later_answers, 7u * 6 * 2);
 }
 
 TEST(SlotPool, AnUndecidedHoldBlocksUntilItsReleaseIsKnown) {

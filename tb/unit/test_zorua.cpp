@@ -390,17 +390,31 @@ TEST(ZoruaCoordinator, WithoutForwardProgressAWarpThatCanNeverFitDeadlocksAndIsD
   EXPECT_EQ(e.z.register_table().swapped_sets(), 4u);
 }
 
+// A CTA of three warps of four register sets each, the youngest's in swap
+// (o = 50 %), under a memory that answers swap reads later (FR-FCFS).
+// One CTA at a time, in warp slots 0 to 2.
+struct DeferredSwap : Coordinator {
+  DeferredSwap() : Coordinator(small_settings(50), three_warps_of_four_sets()) { port.defer_reads = true; }
+  bool start_three_warps(uint32_t cta, uint64_t first_age) {
+    if (!z.admit(cta, allocation)) return false;
+    for (uint32_t w = 0; w < 3; ++w) z.warp_started({w, cta, w, first_age + w});
+    return true;
+  }
+  void end_three_warps(uint32_t cta, uint64_t first_age) {
+    for (uint32_t w = 0; w < 3; ++w) z.warp_finished({w, cta, w, first_age + w});
+    z.release(allocation);
+  }
+  uint64_t last_tag() const { return port.accesses.back().tag; }
+  CtaAllocation allocation;
+};
+
 TEST(ZoruaCoordinator, ADeferredSwapReadWaitsForItsAnswerAndOneForAnEndedWarpIsDropped) {
-  const KernelResources k = three_warps_of_four_sets();
-  Coordinator c(small_settings(50), k);
-  c.port.defer_reads = true;
-  CtaAllocation a;
-  ASSERT_TRUE(c.z.admit(0, a));
-  for (uint32_t w = 0; w < 3; ++w) c.z.warp_started({w, 0, w, w});
+  DeferredSwap c;
+  ASSERT_TRUE(c.start_three_warps(0, 0));
   const WarpContext w2{2, 0, 2, 2};  // its 4 sets in swap
   EXPECT_FALSE(c.z.may_issue(w2, alu(5, {3}), 10));
   EXPECT_FALSE(c.z.may_issue(w2, alu(5, {3}), 500));  // not answered: no time makes it pass
-  c.z.memory_response(2, 520);
+  c.z.memory_response(c.last_tag(), 520);
   EXPECT_FALSE(c.z.may_issue(w2, alu(5, {3}), 519));
   EXPECT_TRUE(c.z.may_issue(w2, alu(5, {3}), 520));
   // Warp 2 reads R4 from swap and ends before the answer (its last
@@ -410,41 +424,34 @@ TEST(ZoruaCoordinator, ADeferredSwapReadWaitsForItsAnswerAndOneForAnEndedWarpIsD
   c.z.operands_read(w2, alu(5, {3}));
   c.z.register_written(w2, 5);
   EXPECT_FALSE(c.z.may_issue(w2, alu(6, {4}), 530));
+  const uint64_t r4 = c.last_tag();
   c.z.warp_finished(w2);
-  EXPECT_NO_THROW(c.z.memory_response(2, 600));
+  EXPECT_NO_THROW(c.z.memory_response(r4, 600));
   EXPECT_EQ(c.z.check_invariants(), "");
 }
 
 // FR-FCFS may answer a read of the slot's next warp before one of the warp
 // that ended: each answer reaches the warp that sent it.
 TEST(ZoruaCoordinator, AnAnswerForAnEndedWarpDoesNotStandInForOneOfTheSlotsNextWarp) {
-  const KernelResources k = three_warps_of_four_sets();
-  Coordinator c(small_settings(50), k);
-  c.port.defer_reads = true;
-  CtaAllocation first;
-  ASSERT_TRUE(c.z.admit(0, first));
-  for (uint32_t w = 0; w < 3; ++w) c.z.warp_started({w, 0, w, w});
+  DeferredSwap c;
+  ASSERT_TRUE(c.start_three_warps(0, 0));
   const WarpContext old{2, 0, 2, 2};  // its 4 sets in swap
   EXPECT_FALSE(c.z.may_issue(old, alu(5, {3}), 10));
-  const uint64_t old_tag = c.port.accesses.back().tag;
-  for (uint32_t w = 0; w < 3; ++w) c.z.warp_finished({w, 0, w, w});
-  c.z.release(first);
+  const uint64_t old_tag = c.last_tag();
+  c.end_three_warps(0, 0);
 
-  CtaAllocation second;
-  ASSERT_TRUE(c.z.admit(1, second));
-  for (uint32_t w = 0; w < 3; ++w) c.z.warp_started({w, 1, w, 10 + w});
+  ASSERT_TRUE(c.start_three_warps(1, 10));
   const WarpContext next{2, 1, 2, 12};  // the youngest again: its sets in swap
   const size_t reads_before = c.port.reads();
   EXPECT_FALSE(c.z.may_issue(next, alu(5, {3}), 650));
   ASSERT_EQ(c.port.reads(), reads_before + 1);
-  const uint64_t next_tag = c.port.accesses.back().tag;
+  const uint64_t next_tag = c.last_tag();
   EXPECT_NE(next_tag, old_tag);
 
   c.z.memory_response(next_tag, 700);
   EXPECT_TRUE(c.z.may_issue(next, alu(5, {3}), 700));
   c.z.memory_response(old_tag, 900);  // dropped: its warp has ended
   EXPECT_TRUE(c.z.may_issue(next, alu(5, {3}), 700));
-  EXPECT_FALSE(c.z.waits_on_swap(900));
   EXPECT_EQ(c.z.check_invariants(), "");
 }
 
