@@ -198,7 +198,10 @@ void ParallelPace::record(uint64_t sm_ticks) {
   parallel_cycles_ += parallel();
   if (mode_ == PaceMode::AlwaysThreads) return;
   stretch_ticks_ += sm_ticks;
-  if (++stretch_cycles_ < kStretch) return;
+  if (++stretch_cycles_ < kStretch) {
+    if (probing_ && parallel_ && stretch_cycles_ % kGiveUpCheckEvery == 0) give_up_probe_if_slow();
+    return;
+  }
   if (mode_ == PaceMode::Alternate) {
     stretch_cycles_ = 0;
     stretch_ticks_ = 0;
@@ -228,6 +231,32 @@ void ParallelPace::record(uint64_t sm_ticks) {
   warming_up_ = parallel_ != was_parallel;
 }
 
+void ParallelPace::give_up_probe_if_slow() {
+  if (ns_per_tick_[0] == 0) return;  // nothing to compare with
+  const auto now = clock_();
+  if (now - stretch_start_ < kGiveUpAfter) return;
+  const double ns = std::chrono::duration<double, std::nano>(now - stretch_start_).count();
+  if (ns < kGiveUpFactor * ns_per_tick_[0] * static_cast<double>(stretch_ticks_)) return;
+  // As a probe that found the threads slower, but ended now: the next
+  // stretch, serial, warms up again.
+  ns_per_tick_[1] = ns / static_cast<double>(stretch_ticks_);
+  end_probe(/*parallel_is_faster=*/false);
+  warming_up_ = true;
+  stretch_start_ = now;
+  stretch_cycles_ = 0;
+  stretch_ticks_ = 0;
+  ++probes_given_up_;
+}
+
+void ParallelPace::end_probe(bool parallel_is_faster) {
+  probing_ = false;
+  // While probes find the other way slower, probe ever more rarely (a
+  // probe can cost much on a busy host).
+  probe_every_ = parallel_ == parallel_is_faster ? kProbeEvery : std::min(2 * probe_every_, kProbeEveryMax);
+  parallel_ = parallel_is_faster;
+  stretches_since_probe_ = 0;
+}
+
 void ParallelPace::choose() {
   if (ns_per_tick_[!parallel_] == 0) {  // the other way not measured yet: a first probe
     parallel_ = !parallel_;
@@ -239,13 +268,7 @@ void ParallelPace::choose() {
     // after the other (with a warm-up between): the same phase of the run
     // and the same state of the host, so the faster of the two is the way
     // until the next probe.
-    probing_ = false;
-    const bool parallel_is_faster = ns_per_tick_[1] < ns_per_tick_[0];
-    // While probes find the other way slower, probe ever more rarely (a
-    // probe can cost much on a busy host).
-    probe_every_ = parallel_ == parallel_is_faster ? kProbeEvery : std::min(2 * probe_every_, kProbeEveryMax);
-    parallel_ = parallel_is_faster;
-    stretches_since_probe_ = 0;
+    end_probe(ns_per_tick_[1] < ns_per_tick_[0]);
     return;
   }
   // Between probes the way stays. Its own stretches are not compared with

@@ -53,9 +53,23 @@ class ParallelPace {
   // while probes find the other way slower.
   static constexpr uint32_t kProbeEvery = 8;
   static constexpr uint32_t kProbeEveryMax = 128;
+  // A probe of the threads is given up as soon as its time so far is this
+  // many times what the serial way took for as many SM ticks, and more than
+  // kGiveUpAfter (waking the workers takes some), looked at every
+  // kGiveUpCheckEvery cycles: its first stretch is not timed (a warm-up),
+  // and a worker woken onto this thread's core made one cost 81 ms where a
+  // serial stretch costs 1.
+  static constexpr double kGiveUpFactor = 8;
+  static constexpr std::chrono::microseconds kGiveUpAfter{1000};
+  static constexpr uint32_t kGiveUpCheckEvery = 4;
 
   bool parallel() const { return mode_ == PaceMode::AlwaysThreads || parallel_; }
-  void set_mode(PaceMode mode) { mode_ = mode; }
+  // Measured starts on this thread (the serial way is timed before the
+  // threads' first probe, which can then be given up); Alternate on the threads.
+  void set_mode(PaceMode mode) {
+    mode_ = mode;
+    parallel_ = mode != PaceMode::Measured;
+  }
   // A cycle with SMs of two or more units due was ticked the way parallel()
   // said, `sm_ticks` SM ticks in all ...
   void record(uint64_t sm_ticks);
@@ -65,17 +79,23 @@ class ParallelPace {
   void add_ticks(uint64_t sm_ticks) { stretch_ticks_ += sm_ticks; }
   uint64_t parallel_cycles() const { return parallel_cycles_; }
   uint64_t cycles() const { return cycles_; }  // cycles recorded
+  uint64_t probes_given_up() const { return probes_given_up_; }  // before their end (give_up_probe_if_slow)
 
  private:
   // After a stretch is timed: the way for the next one.
   void choose();
+  // Inside a probe of the threads: back to one thread if it already costs
+  // kGiveUpFactor times the serial way.
+  void give_up_probe_if_slow();
+  // The way until the next probe, sooner if the probed way won.
+  void end_probe(bool parallel_is_faster);
 
   Clock clock_;
   bool warming_up_ = false;  // this stretch follows a change of way: not timed
   uint32_t probe_every_ = kProbeEvery;
   bool probing_ = false;
   PaceMode mode_ = PaceMode::Measured;
-  bool parallel_ = true;
+  bool parallel_ = false;
   double ns_per_tick_[2] = {0, 0};  // [serial, parallel]; 0: not measured yet
   uint32_t stretch_cycles_ = 0;
   uint64_t stretch_ticks_ = 0;
@@ -83,6 +103,7 @@ class ParallelPace {
   std::chrono::steady_clock::time_point stretch_start_{};
   uint64_t parallel_cycles_ = 0;
   uint64_t cycles_ = 0;
+  uint64_t probes_given_up_ = 0;
 };
 
 // A range of SMs one thread ticks in order.

@@ -216,8 +216,8 @@ TEST(ParallelPace, TicksTheFasterWayAndProbesTheOtherEverMoreRarely) {
   // Threads three times slower (a busy host): after measuring both ways it
   // ticks serially, probing the threads after 8, 16, 32, ... stretches.
   const std::vector<bool> slow = pace_stretches(pace, 300, 100, 300);
-  EXPECT_TRUE(slow[0] && slow[1]);  // the threads first (the first stretch is not timed), ...
-  EXPECT_FALSE(slow[2] || slow[3]);  // ... then the other way (a stretch to warm up, one timed)
+  EXPECT_FALSE(slow[0] || slow[1]);  // one thread first (the first stretch is not timed), ...
+  EXPECT_TRUE(slow[2] && slow[3]);  // ... then the threads (a stretch to warm up, one timed)
   // Probes (two stretches: one to warm up, one timed) 8, 16, 32, 64, 128
   // stretches apart.
   EXPECT_LE(count(slow, true, 4), 12u) << "probes should thin out";
@@ -253,6 +253,69 @@ TEST(ParallelPace, AStretchSlowedByTheHostDoesNotMisleadIt) {
   // comparison with the last measurement kept the threads for 481 of the 596.)
   EXPECT_GE(count(ways, true, 4), (ways.size() - 4) * 9 / 10)
       << "the threads had " << count(ways, true, 4) << " of " << ways.size() - 4 << " stretches";
+}
+
+// A probe of the threads whose first stretch, the warm-up the pace does not
+// time, costs a thousand times the serial way (measured: a worker woken onto
+// the SystemC thread's core, 81 ms for one stretch) is given up within
+// kGiveUpCheckEvery cycles, as a probe that found the threads slower: the
+// next comes twice as many stretches later.
+TEST(ParallelPace, AProbeFarSlowerThanOneThreadIsGivenUpAtOnce) {
+  fake_now = {};
+  ParallelPace pace(&fake_clock);
+  std::vector<uint64_t> probe_starts;  // cycles at which a run of cycles on the threads began
+  uint64_t threads_cycles = 0;
+  bool was_parallel = false;
+  for (uint64_t c = 0; c < 400 * uint64_t{ParallelPace::kStretch}; ++c) {
+    const bool parallel = pace.parallel();
+    if (parallel && !was_parallel) probe_starts.push_back(c);
+    was_parallel = parallel;
+    threads_cycles += parallel;
+    fake_now += std::chrono::nanoseconds(10 * (parallel ? 100000 : 100));
+    pace.record(10);
+  }
+  ASSERT_GE(probe_starts.size(), 4u);
+  EXPECT_EQ(pace.probes_given_up(), probe_starts.size());
+  EXPECT_EQ(threads_cycles, probe_starts.size() * ParallelPace::kGiveUpCheckEvery);
+  // Probes thin out as losing ones do: 8, 16, 32, ... up to 128 stretches
+  // apart (plus the stretch that warms the serial way up again).
+  for (size_t i = 2; i < probe_starts.size(); ++i)
+    EXPECT_GE(probe_starts[i] - probe_starts[i - 1], probe_starts[i - 1] - probe_starts[i - 2]) << "probe " << i;
+  EXPECT_GT(probe_starts[2] - probe_starts[1], probe_starts[1] - probe_starts[0]);
+  EXPECT_GE(probe_starts.back() - probe_starts[probe_starts.size() - 2],
+            uint64_t{ParallelPace::kProbeEveryMax} * ParallelPace::kStretch);
+}
+
+// Waking the workers for a probe takes a while (here 0.5 ms in its first
+// cycle, 500 times a serial cycle) before the threads run twice as fast as
+// one: under kGiveUpAfter, the probe goes on, finds them faster, and they
+// take over.
+TEST(ParallelPace, AProbeIsNotGivenUpForTheWorkersWakingUp) {
+  fake_now = {};
+  ParallelPace pace(&fake_clock);
+  bool was_parallel = false;
+  uint64_t threads_cycles = 0;
+  const uint64_t cycles = 40 * uint64_t{ParallelPace::kStretch};
+  for (uint64_t c = 0; c < cycles; ++c) {
+    const bool parallel = pace.parallel();
+    if (parallel && !was_parallel) fake_now += std::chrono::microseconds(500);
+    was_parallel = parallel;
+    threads_cycles += parallel;
+    fake_now += std::chrono::nanoseconds(10 * (parallel ? 50 : 100));
+    pace.record(10);
+  }
+  EXPECT_EQ(pace.probes_given_up(), 0u);
+  EXPECT_GE(threads_cycles, cycles * 3 / 4);
+}
+
+// Threads a few times slower than one thread (under kGiveUpFactor): the
+// probe runs its two stretches, so that it is measured as usual.
+TEST(ParallelPace, AProbeALittleSlowerRunsItsTwoStretches) {
+  fake_now = {};
+  ParallelPace pace(&fake_clock);
+  const std::vector<bool> ways = pace_stretches(pace, 40, 100, 500);
+  EXPECT_EQ(pace.probes_given_up(), 0u);
+  EXPECT_TRUE(ways[2] && ways[3]);
 }
 
 TEST(ParallelPace, AlwaysParallelIgnoresTheClock) {
