@@ -208,8 +208,8 @@ void ParallelPace::record(uint64_t sm_ticks) {
     parallel_ = !parallel_;
     return;
   }
-  // A stretch is timed from the previous one's end (the first from its
-  // first cycle's end), over the SM ticks of every cycle in it (add_ticks).
+  // A stretch is timed from the previous one's end (the run's first is not
+  // timed), over the SM ticks of every cycle in it (add_ticks).
   const auto now = clock_();
   const bool timed = stretch_start_ != std::chrono::steady_clock::time_point{} && !warming_up_;
   if (timed) {
