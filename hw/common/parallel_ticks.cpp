@@ -212,13 +212,8 @@ void ParallelPace::record(uint64_t sm_ticks) {
   // timed), over the SM ticks of every cycle in it (add_ticks).
   const auto now = clock_();
   const bool timed = stretch_start_ != std::chrono::steady_clock::time_point{} && !warming_up_;
-  if (timed) {
-    const double ns = std::chrono::duration<double, std::nano>(now - stretch_start_).count();
-    ns_per_tick_[parallel_] = ns / static_cast<double>(stretch_ticks_);
-  }
-  stretch_start_ = now;
-  stretch_cycles_ = 0;
-  stretch_ticks_ = 0;
+  if (timed) ns_per_tick_[parallel_] = ns_per_tick_until(now);
+  begin_stretch(now);
   // The first stretch after a change of way is not timed: the SMs' state is
   // still in the other threads' caches and the workers may be asleep, which
   // made every probe of the threads look slower than they are.
@@ -235,17 +230,25 @@ void ParallelPace::give_up_probe_if_slow() {
   if (ns_per_tick_[0] == 0) return;  // nothing to compare with
   const auto now = clock_();
   if (now - stretch_start_ < kGiveUpAfter) return;
-  const double ns = std::chrono::duration<double, std::nano>(now - stretch_start_).count();
-  if (ns < kGiveUpFactor * ns_per_tick_[0] * static_cast<double>(stretch_ticks_)) return;
+  const double ns_per_tick = ns_per_tick_until(now);
+  if (ns_per_tick < kGiveUpFactor * ns_per_tick_[0]) return;
   // As a probe that found the threads slower, but ended now: the next
   // stretch, serial, warms up again.
-  ns_per_tick_[1] = ns / static_cast<double>(stretch_ticks_);
+  ns_per_tick_[1] = ns_per_tick;
   end_probe(/*parallel_is_faster=*/false);
   warming_up_ = true;
+  begin_stretch(now);
+  ++probes_given_up_;
+}
+
+double ParallelPace::ns_per_tick_until(std::chrono::steady_clock::time_point now) const {
+  return std::chrono::duration<double, std::nano>(now - stretch_start_).count() / static_cast<double>(stretch_ticks_);
+}
+
+void ParallelPace::begin_stretch(std::chrono::steady_clock::time_point now) {
   stretch_start_ = now;
   stretch_cycles_ = 0;
   stretch_ticks_ = 0;
-  ++probes_given_up_;
 }
 
 void ParallelPace::end_probe(bool parallel_is_faster) {

@@ -89,6 +89,9 @@ class ParallelPace {
   void give_up_probe_if_slow();
   // The way until the next probe, sooner if the probed way won.
   void end_probe(bool parallel_is_faster);
+  // The stretch's host time per SM tick so far, and a new stretch from `now`.
+  double ns_per_tick_until(std::chrono::steady_clock::time_point now) const;
+  void begin_stretch(std::chrono::steady_clock::time_point now);
 
   Clock clock_;
   bool warming_up_ = false;  // this stretch follows a change of way: not timed
