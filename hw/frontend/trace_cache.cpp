@@ -404,13 +404,18 @@ namespace {
   }
 }
 
-// Asks for the lines of the warp's next record (a full warp's stride
-// included), which it reads when its instruction buffer is empty again. The
-// warps' reads interleave hundreds of streams, too many for the hardware's
-// prefetcher: without this each record's first read waited for memory.
+// Asks for the lines of the warp's next records: the 128 bytes from `p`
+// (two to four records), which it reads when its instruction buffer is empty
+// again. The warps' reads interleave hundreds of streams, too many for the
+// hardware's prefetcher: without this each record's first read waited for
+// memory. A fetch fills the buffer (two entries on most configs) in one go,
+// so asking only for the record at `p` came too late for all but the first:
+// the second was read right after its own prefetch (3-4 % of the bench
+// trace's rate; docs/performance.md, "Seventeenth round").
 void prefetch_record(const char* p) {
   __builtin_prefetch(p);
-  __builtin_prefetch(p + kRecordBytes + 2 * sizeof(uint64_t) - 1);
+  __builtin_prefetch(p + 64);
+  __builtin_prefetch(p + 127);
 }
 
 }  // namespace
