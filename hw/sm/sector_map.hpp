@@ -19,6 +19,7 @@ class SectorMap {
   SectorMap() { clear(); }
 
   size_t size() const { return size_; }
+  size_t slots() const { return keys_.size(); }
   bool empty() const { return size_ == 0; }
   void clear() {
     keys_.assign(size_t{1} << kInitialBits, kEmpty);
@@ -57,12 +58,20 @@ class SectorMap {
   // Erases the value `found` points to (a find() answer, no set() or erase() since).
   void erase_found(Value* found) { erase_slot(static_cast<size_t>(found - values_.data())); }
   // Erases every entry whose value satisfies `drop` (the L1 drops the fills
-  // that have arrived, most of the table), keeping the table's size: the
-  // others are put into a cleared table. (Erasing in place shifted a probe
-  // run back at every erase.)
+  // that have arrived, most of the table): the others are put into a
+  // cleared table of the fewest slots (64 at least) that holds them at most
+  // half full. (Erasing in place shifted a probe run back at every erase.)
+  // The table shrinks with what is kept because it is probed at random:
+  // left at the size it once grew to, most of its lines are out of the
+  // host's caches at the next lookup.
   template <typename Drop>
   void erase_if(Drop drop) {
-    rebuild(keys_.size(), [&drop](const Value& v) { return !drop(v); });
+    size_t kept = 0;
+    for (size_t i = 0; i < keys_.size(); ++i) kept += keys_[i] != kEmpty && !drop(values_[i]);
+    uint32_t bits = kInitialBits;
+    while ((size_t{1} << bits) < 2 * kept) ++bits;
+    shift_ = 64 - bits;
+    rebuild(size_t{1} << bits, [&drop](const Value& v) { return !drop(v); });
   }
 
  private:
@@ -92,7 +101,7 @@ class SectorMap {
     rebuild(2 * keys_.size(), [](const Value&) { return true; });
   }
   // Puts the entries whose value `keep` accepts into a cleared table of
-  // `slots` slots (shift_ already set for it).
+  // `slots` slots (shift_ already set for it; they fit in it).
   template <typename Keep>
   void rebuild(size_t slots, Keep keep) {
     std::vector<uint64_t> keys(slots, kEmpty);

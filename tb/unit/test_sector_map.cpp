@@ -63,5 +63,31 @@ TEST(SectorMap, AgreesWithStdMapUnderRandomUse) {
   EXPECT_EQ(m.find(ref.empty() ? 0 : ref.begin()->first), nullptr);
 }
 
+// A prune leaves a table sized for what it kept (the L1 probes it at
+// random: a table left at its largest size spreads a few live entries over
+// lines the host's caches have dropped), and the kept entries are all found.
+TEST(SectorMap, EraseIfShrinksTheTableToWhatItKeeps) {
+  SectorMap<uint64_t> m;
+  EXPECT_EQ(m.slots(), 64u);
+  for (uint64_t s = 0; s < 5000; ++s) m.set(s * 32, s);
+  EXPECT_EQ(m.slots(), 16384u);  // at most half full
+  m.erase_if([](uint64_t v) { return v >= 40; });  // keeps 40
+  EXPECT_EQ(m.size(), 40u);
+  EXPECT_EQ(m.slots(), 128u);  // the fewest that hold 40 at most half full
+  for (uint64_t s = 0; s < 5000; ++s) {
+    const uint64_t* found = m.find(s * 32);
+    ASSERT_EQ(found != nullptr, s < 40) << "sector " << s;
+    if (found) {
+      EXPECT_EQ(*found, s);
+    }
+  }
+  m.erase_if([](uint64_t) { return true; });
+  EXPECT_TRUE(m.empty());
+  EXPECT_EQ(m.slots(), 64u);  // never below the first table's
+  m.set(32, 7);
+  ASSERT_NE(m.find(32), nullptr);
+  EXPECT_EQ(*m.find(32), 7u);
+}
+
 }  // namespace
 }  // namespace smshare
