@@ -133,22 +133,37 @@ class FifoPipelineRegister {
 // GPGPU-Sim's simd_function_unit::occupied (shader.h): a pipeline takes no
 // instruction that would leave in the same cycle as one already in it
 // (can_issue tests occupied.test(latency); issue sets it, cycle() shifts it).
-// Kept as a ring of leave cycles indexed by cycle mod kSpan: an instruction
-// in flight leaves less than kSpan cycles from now, so two of them never
-// share a place, and a place holding another cycle is simply free (nothing
-// is shifted or cleared as time passes).
+// Kept as a ring of leave cycles indexed by cycle mod its length, longer
+// than the longest latency: an instruction in flight leaves less than that
+// many cycles from now, so two of them never share a place, and a place
+// holding another cycle is simply free (nothing is shifted or cleared as
+// time passes).
 class ResultCycles {
  public:
   static constexpr uint32_t kSpan = 1024;  // beyond the largest latency a config allows (1000)
 
-  ResultCycles() { leaves_.fill(kFree); }
-  bool taken(uint64_t leaves) const { return leaves_[leaves % kSpan] == leaves; }
-  void take(uint64_t leaves) { leaves_[leaves % kSpan] = leaves; }
+  // `longest_latency`: the longest an instruction takes in the pipeline (at
+  // most kSpan - 1). The ring is the fewest places, a power of two, longer
+  // than that (32 on fermi-gtx480): it comes round every few dozen cycles,
+  // so its few lines stay in the host's cache while the other SMs tick. With
+  // all kSpan places each place reached was one last used 1,024 cycles
+  // before, long evicted (1-2 % of hotspot's time, in the execute stage).
+  explicit ResultCycles(uint32_t longest_latency = kSpan - 1) {
+    if (longest_latency >= kSpan)
+      throw std::invalid_argument("ResultCycles: a latency of " + std::to_string(longest_latency) +
+                                  " cycles; the ring holds at most " + std::to_string(kSpan - 1));
+    while (mask_ + 1 <= longest_latency) mask_ = 2 * mask_ + 1;
+    leaves_.fill(kFree);
+  }
+  bool taken(uint64_t leaves) const { return leaves_[leaves & mask_] == leaves; }
+  void take(uint64_t leaves) { leaves_[leaves & mask_] = leaves; }
 
  private:
   static constexpr uint64_t kFree = ~0ull;
-  // In place (8 KiB a pipeline): the execute stage reaches a place with one
-  // load fewer than through a vector's buffer.
+  uint64_t mask_ = 0;  // the ring's length - 1
+  // In place (8 KiB a pipeline, of which the first mask_ + 1 places are
+  // used): the execute stage reaches a place with one load fewer than
+  // through a vector's buffer.
   std::array<uint64_t, kSpan> leaves_;
 };
 

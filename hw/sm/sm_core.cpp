@@ -193,11 +193,13 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
   unit_next_free_[static_cast<int>(ExecUnit::Sfu)].assign(spec_.sfu_units, 0);
   unit_next_free_[static_cast<int>(ExecUnit::Mem)].assign(spec_.ldst_units, 0);
   if (pipelined_) {
+    uint32_t longest_latency = 0;  // of any instruction (an SP or SFU pipeline's is at most this)
+    for (const UnitTiming* t : unit_timings_) longest_latency = std::max(longest_latency, t->latency);
     for (unsigned u = 0; u < kNumExecUnits; ++u) {
       const auto width = static_cast<uint32_t>(unit_next_free_[u].size());
       id_oc_[u] = FifoPipelineRegister<IssuedInstruction>(width);
       oc_ex_[u] = PipelineRegister<OperandCollectors::CollectorUnit>(width);
-      if (static_cast<ExecUnit>(u) != ExecUnit::Mem) result_cycles_[u].resize(width);
+      if (static_cast<ExecUnit>(u) != ExecUnit::Mem) result_cycles_[u].assign(width, ResultCycles(longest_latency));
     }
   }
   for (uint32_t s = 0; s < spec_.num_schedulers; ++s) {

@@ -96,6 +96,29 @@ TEST(ResultCycles, APipelineTakesNoInstructionLeavingWithAnother) {
   EXPECT_TRUE(pipe.taken(15 + ResultCycles::kSpan));
 }
 
+// A ring as long as the SM's longest latency needs (fermi-gtx480's SFU: 20
+// cycles, so 32 places): every instruction in flight still has a place of its
+// own, and one place serves cycles 32 apart.
+TEST(ResultCycles, TheRingIsThePowerOfTwoAboveTheLongestLatency) {
+  ResultCycles pipe(20);
+  pipe.take(100);  // an SFU instruction taken at 80
+  for (uint64_t leaves = 81; leaves <= 100 + 20; ++leaves) EXPECT_EQ(pipe.taken(leaves), leaves == 100) << leaves;
+  pipe.take(120);  // taken at 100, while the first is in flight: places 100 % 32 and 120 % 32 differ
+  EXPECT_TRUE(pipe.taken(100));
+  EXPECT_TRUE(pipe.taken(120));
+  EXPECT_FALSE(pipe.taken(132));  // 100's place, another cycle
+  pipe.take(132);                 // after 100 has left
+  EXPECT_TRUE(pipe.taken(132));
+  EXPECT_FALSE(pipe.taken(100));
+  // 31 is the longest a 32-place ring holds; a longer one takes 64 places.
+  ResultCycles longer(32);
+  longer.take(100);
+  EXPECT_FALSE(longer.taken(132));
+  longer.take(132);
+  EXPECT_TRUE(longer.taken(100));
+  EXPECT_THROW(ResultCycles(ResultCycles::kSpan), std::invalid_argument);
+}
+
 TEST(BankSteps, ABankGrantsOnceAStepAndTheCyclesWritesTakeStepZero) {
   BankArbitrator arb(16, 32, /*register_bank_ports=*/2);
   arb.begin_cycle(5);
