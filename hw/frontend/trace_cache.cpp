@@ -19,6 +19,7 @@
 #include "hw/common/atomic_file.hpp"
 #include "hw/common/error.hpp"
 #include "hw/common/file_mapping.hpp"
+#include "hw/common/prefetch.hpp"
 #include "hw/common/sha256.hpp"
 #include "hw/frontend/trace_opcodes.hpp"
 #include "hw/frontend/trace_phases.hpp"
@@ -412,11 +413,7 @@ namespace {
 // so asking only for the record at `p` came too late for all but the first:
 // the second was read right after its own prefetch (3-4 % of the bench
 // trace's rate; docs/performance.md, "Seventeenth round").
-void prefetch_record(const char* p) {
-  __builtin_prefetch(p);
-  __builtin_prefetch(p + 64);
-  __builtin_prefetch(p + 127);
-}
+void prefetch_record(const char* p) { prefetch_lines(p, 128); }
 
 }  // namespace
 

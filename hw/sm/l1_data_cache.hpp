@@ -114,15 +114,15 @@ class L1DataCache {
   // a fill's entry is added: the table only needs the fills in flight (a few
   // hundred with the shipped MSHR counts). (Under FR-FCFS nothing else
   // dropped the entries of lines not loaded again: the tables grew all kernel
-  // long.) The next prune waits until the table holds kPruneFillsAt entries
-  // or twice what a prune kept, so that with unlimited MSHRs and thousands of
-  // fills really in flight a fill does not rebuild the whole table each time.
-  // An arrived fill's entry reads as no entry (load_found), and every later
-  // lookup is at `cycle` or after, so when a prune comes changes no answer.
-  // It comes often: a table let grow to 4,096 entries before a prune (128 KB
-  // with its values, in each SM) was probed at random lines the other SMs'
-  // ticks had evicted, about 4 % of the bench trace's time (docs/performance.md,
-  // "Seventeenth round").
+  // long.) The next prune waits until the table holds the larger of
+  // kPruneFillsAt entries and twice what a prune kept, so that with
+  // unlimited MSHRs and thousands of fills really in flight a fill does not
+  // rebuild the whole table each time. An arrived fill's entry reads as no
+  // entry (load_found), and every later lookup is at `cycle` or after, so
+  // when a prune comes changes no answer. It comes often: a table let grow
+  // to 4,096 entries before a prune (128 KB with its values, in each SM)
+  // was probed at random lines the other SMs' ticks had evicted, about 4 %
+  // of the bench trace's time (docs/performance.md, "Seventeenth round").
   void forget_arrived_fills(uint64_t cycle) {
     if (fill_ready_.size() < prune_fills_at_) return;
     fill_ready_.erase_if([cycle](uint64_t ready) { return ready <= cycle; });

@@ -140,7 +140,9 @@ class FifoPipelineRegister {
 // time passes).
 class ResultCycles {
  public:
-  static constexpr uint32_t kSpan = 1024;  // beyond the largest latency a config allows (1000)
+  // Beyond the largest latency a config allows: 1,000, and 1,008 with
+  // cross-SM sharing's boundary cycles.
+  static constexpr uint32_t kSpan = 1024;
 
   // `longest_latency`: the longest an instruction takes in the pipeline (at
   // most kSpan - 1). The ring is the fewest places, a power of two, longer

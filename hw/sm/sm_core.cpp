@@ -1456,9 +1456,7 @@ template <bool kPlain>
     // host's caches, evicted by the other SMs' ticks, and the virtual call
     // waited for it (2 % of hotspot's rate, none of the trace's; asking for the
     // instruction buffer's lines as well gained nothing more).
-    const auto* program = reinterpret_cast<const char*>(w.program.get());
-    __builtin_prefetch(program);
-    __builtin_prefetch(program + 64);
+    prefetch_lines(w.program.get(), 2 * kHostLineBytes);
   }
   SchedulerWarps& list = sched_warps_[scheduler];
   if (kPlain || list.round_robin) list.last_issued_position = w.list_position;

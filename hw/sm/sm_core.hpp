@@ -30,6 +30,7 @@
 #include "hw/common/calendar_queue.hpp"
 #include "hw/common/chunk_mask.hpp"
 #include "hw/common/gpu_config.hpp"
+#include "hw/common/prefetch.hpp"
 #include "hw/common/tick_turn.hpp"
 #include "hw/frontend/cta_dispatcher.hpp"
 #include "hw/frontend/kernel.hpp"
@@ -180,15 +181,14 @@ class SmCore : private MechanismMemoryPort {
   // kNever when the SM has no work left (or is deadlocked: see deadlocked()),
   // or kAwaitMemory when only a deferred memory response can wake it.
   uint64_t tick(uint64_t cycle);
-  // Asks the host to bring the four lines every tick reads first (from
-  // now_: the per-tick scalars and the due events' words after them) into
-  // its cache. The clock calls it for the next SM before ticking this one:
+  // Asks the host to bring the 256 bytes every tick reads first (from now_:
+  // the per-tick scalars and the due events' words after them) into its
+  // cache. The clock calls it for the next SM before ticking this one:
   // ticked in turn, an SM finds them evicted by the others' ticks
   // (docs/performance.md, "Locality"), and its tick begins with a chain of
   // loads from them.
   void prefetch_tick_state() const {
-    const char* p = reinterpret_cast<const char*>(&now_);
-    for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
+    prefetch_lines(&now_, 4 * kHostLineBytes);
   }
 
   // The answers to this tick's accesses the port answered kLater, in the

@@ -2,6 +2,8 @@
 // flight, write-evict, cold start (rules in hw/sm/l1_data_cache.hpp).
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "hw/sm/l1_data_cache.hpp"
 
 namespace smshare {
@@ -76,6 +78,34 @@ TEST_F(L1Test, ProbesCountThisCycleAndCollectGivesArrayAccesses) {
   l1.collect(out);
   EXPECT_EQ(out["l1d"].reads, 2u);   // tag+data lookups: hits + misses
   EXPECT_EQ(out["l1d"].writes, 1u);  // fills
+}
+
+// Hundreds of fills in flight, so that the table of fills is pruned many
+// times (at 64 entries, then at twice what a prune kept): every load's
+// answer is the one a table that forgot nothing gives, the fill's return
+// while it is later than the hit latency, the hit latency after. The fills
+// return 100 to 699 cycles after their miss, out of order, and each line is
+// loaded again at cycles before, at and after its fill's return.
+TEST(L1DataCache, PruningTheFillsInFlightChangesNoAnswer) {
+  CacheSpec big;
+  big.size_bytes = 1024 * 1024;  // 8,192 lines: none of the 600 below is evicted
+  L1DataCache l1(big);
+  constexpr uint64_t kLines = 600;
+  std::vector<uint64_t> ready(kLines);
+  uint64_t cycle = 0;
+  for (uint64_t i = 0; i < kLines; ++i, cycle += 3) {
+    const uint64_t line = kLine + i * big.line_bytes;
+    ASSERT_FALSE(l1.load(line, cycle).hit) << "line " << i;
+    ready[i] = cycle + 100 + (i * 7919) % 600;
+    l1.fill_in_flight(line, ready[i], cycle);
+    // Lines missed before, loaded again now: a pending hit until the fill is back.
+    for (uint64_t j = i % 7; j < i; j += 7) {
+      const L1DataCache::Lookup again = l1.load(kLine + j * big.line_bytes, cycle);
+      ASSERT_TRUE(again.hit) << "line " << j << " at " << cycle;
+      const uint64_t expected = ready[j] > cycle + big.hit_latency ? ready[j] : cycle + big.hit_latency;
+      ASSERT_EQ(again.ready, expected) << "line " << j << " at " << cycle;
+    }
+  }
 }
 
 TEST(L1DataCache, WithoutAnL1EveryLoadMissesUncounted) {
