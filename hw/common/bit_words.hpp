@@ -19,6 +19,9 @@ constexpr uint32_t count_bits(uint32_t v) {
   return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
 }
 
+// Whether v is a power of two (0 is not).
+constexpr bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
 // Words for a set of `size` members: members are below `size`, and set_bit
 // is only called with such an i (the scans rely on it).
 inline std::vector<uint64_t> bit_words(uint32_t size) { return std::vector<uint64_t>((size + 63) / 64, 0); }

@@ -5,25 +5,24 @@
 
 #include <string>
 
+#include "hw/common/bit_words.hpp"
 #include "hw/common/error.hpp"
 
 namespace smshare {
 
-namespace {
-bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
-}  // namespace
-
 CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways, uint32_t sector_bytes) {
   // A bad geometry is a configuration error, reported instead of indexing out of range.
-  if (!is_pow2(line_bytes)) throw InputError("cache: line size " + std::to_string(line_bytes) + " is not a power of two");
+  if (!is_power_of_two(line_bytes))
+    throw InputError("cache: line size " + std::to_string(line_bytes) + " is not a power of two");
   if (ways == 0) throw InputError("cache: associativity must be at least 1");
   const uint64_t set_bytes = uint64_t(line_bytes) * ways;
-  if (size_bytes == 0 || size_bytes % set_bytes != 0 || !is_pow2(size_bytes / set_bytes))
+  if (size_bytes == 0 || size_bytes % set_bytes != 0 || !is_power_of_two(size_bytes / set_bytes))
     throw InputError("cache: " + std::to_string(size_bytes) + " bytes is not a power-of-two number of sets of " +
                      std::to_string(ways) + " ways x " + std::to_string(line_bytes) + " B");
   if (line_bytes > ChunkMask::kMaxChunks * ChunkMask::kChunkBytes)
     throw InputError("cache: line size " + std::to_string(line_bytes) + " is above 1024 B");
-  if (sector_bytes != 0 && (!is_pow2(sector_bytes) || sector_bytes < ChunkMask::kChunkBytes || sector_bytes > line_bytes))
+  if (sector_bytes != 0 &&
+      (!is_power_of_two(sector_bytes) || sector_bytes < ChunkMask::kChunkBytes || sector_bytes > line_bytes))
     throw InputError("cache: sector size " + std::to_string(sector_bytes) +
                      " is not 0 or a power of two from 32 to the line size " + std::to_string(line_bytes));
   line_shift_ = 0;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "hw/common/bit_words.hpp"
 #include "hw/common/error.hpp"
 #include "hw/common/instruction.hpp"
 #include "hw/common/yaml_file.hpp"
@@ -167,14 +168,12 @@ void declare_params(ParamTable& t, GpuSpec& s) {
 }
 
 namespace {
-bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
-
 // A sector size is 0 (not sectored) or a power of two from 32 (GPGPU-Sim's
 // SECTOR_SIZE, the coalescer's chunk) that divides the line.
 void validate_sector_bytes(uint32_t sector_bytes, uint32_t line_bytes, const std::string& origin,
                            const std::string& key, const std::string& line_key) {
   if (sector_bytes == 0) return;
-  if (!is_pow2(sector_bytes) || sector_bytes < 32 || sector_bytes > line_bytes)
+  if (!is_power_of_two(sector_bytes) || sector_bytes < 32 || sector_bytes > line_bytes)
     throw input_error(origin, key,
                       "must be 0 (not sectored) or a power of two from 32 to " + line_key + " (" +
                           std::to_string(line_bytes) + "), got " + std::to_string(sector_bytes));
@@ -189,20 +188,20 @@ void validate(const GpuSpec& s, const std::string& origin) {
   if (m.max_warps % m.num_schedulers != 0)
     throw input_error(origin, "sm.num_schedulers", "must divide sm.max_warps (" + std::to_string(m.max_warps) + ")");
   if (s.l1.size_bytes) {
-    if (!is_pow2(s.l1.line_bytes)) throw input_error(origin, "l1.line_bytes", "must be a power of two");
+    if (!is_power_of_two(s.l1.line_bytes)) throw input_error(origin, "l1.line_bytes", "must be a power of two");
     if (s.l1.size_bytes % (s.l1.line_bytes * s.l1.ways) != 0 ||
-        !is_pow2(s.l1.size_bytes / (s.l1.line_bytes * s.l1.ways)))
+        !is_power_of_two(s.l1.size_bytes / (s.l1.line_bytes * s.l1.ways)))
       throw input_error(origin, "l1.size_bytes", "must be a power-of-two number of sets of l1.ways * l1.line_bytes");
     validate_sector_bytes(s.l1.sector_bytes, s.l1.line_bytes, origin, "l1.sector_bytes", "l1.line_bytes");
   }
   if (s.icache.size_bytes) {
-    if (!is_pow2(s.icache.line_bytes)) throw input_error(origin, "icache.line_bytes", "must be a power of two");
+    if (!is_power_of_two(s.icache.line_bytes)) throw input_error(origin, "icache.line_bytes", "must be a power of two");
     if (s.icache.line_bytes > s.l2.line_bytes)
       throw input_error(origin, "icache.line_bytes",
                         "must not exceed l2.line_bytes (" + std::to_string(s.l2.line_bytes) +
                             "): a miss is one L2 line read");
     if (s.icache.size_bytes % (s.icache.line_bytes * s.icache.ways) != 0 ||
-        !is_pow2(s.icache.size_bytes / (s.icache.line_bytes * s.icache.ways)))
+        !is_power_of_two(s.icache.size_bytes / (s.icache.line_bytes * s.icache.ways)))
       throw input_error(origin, "icache.size_bytes",
                         "must be a power-of-two number of sets of icache.ways * icache.line_bytes");
     if (s.dram.swap_base < kInstructionBase + kInstructionRegionBytes)
@@ -211,10 +210,10 @@ void validate(const GpuSpec& s, const std::string& origin) {
                             " with an instruction cache: instructions are read from [" + hex(kInstructionBase) +
                             ", " + hex(kInstructionBase + kInstructionRegionBytes) + ")");
   }
-  if (!is_pow2(s.l2.line_bytes)) throw input_error(origin, "l2.line_bytes", "must be a power of two");
+  if (!is_power_of_two(s.l2.line_bytes)) throw input_error(origin, "l2.line_bytes", "must be a power of two");
   validate_sector_bytes(s.l2.sector_bytes, s.l2.line_bytes, origin, "l2.sector_bytes", "l2.line_bytes");
   const uint64_t l2_set_bytes = uint64_t{s.dram.channels} * s.l2.line_bytes * s.l2.ways;
-  if (s.l2.size_bytes % l2_set_bytes != 0 || !is_pow2(s.l2.size_bytes / l2_set_bytes))
+  if (s.l2.size_bytes % l2_set_bytes != 0 || !is_power_of_two(s.l2.size_bytes / l2_set_bytes))
     throw input_error(origin, "l2.size_bytes",
                       "must split into dram.channels partitions of a power-of-two number of sets "
                       "(l2.ways * l2.line_bytes = " + std::to_string(s.l2.ways * s.l2.line_bytes) + " bytes each)");

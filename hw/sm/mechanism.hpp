@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hw/common/activity.hpp"
+#include "hw/common/bit_words.hpp"
 #include "hw/common/gpu_config.hpp"
 #include "hw/common/instruction.hpp"
 #include "hw/frontend/kernel.hpp"
@@ -100,7 +101,7 @@ class RegisterRoute {
   // which the compiler takes out of it.
   static uint32_t interleaved_bank(const WarpContext& w, uint16_t reg, uint32_t banks) {
     const uint32_t n = reg + w.slot;
-    return (banks & (banks - 1)) == 0 ? n & (banks - 1) : n % banks;
+    return is_power_of_two(banks) ? n & (banks - 1) : n % banks;
   }
   // What route() answers, without a virtual call for a route that is
   // interleaved() and keeps no state (the baseline's): the SM asks this for

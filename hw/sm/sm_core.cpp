@@ -145,7 +145,6 @@ uint32_t request_sector_bytes(const GpuSpec& gpu) {
   const uint32_t sector = l1_if_present(gpu) ? gpu.l1.sector_bytes : gpu.l2.sector_bytes;
   return sector ? sector : request_line_bytes(gpu);  // 0: not sectored, the whole line
 }
-bool power_of_two(uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 }  // namespace
 
 SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory)
@@ -158,8 +157,8 @@ SmCore::SmCore(uint32_t sm_id, const GpuSpec& gpu, GlobalMemoryPort& memory, SmS
       slots_(slots),
       memory_(memory),
       pipelined_(spec_.pipeline_registers),
-      first_scheduler_mask_(pipelined_ && power_of_two(spec_.num_schedulers) ? spec_.num_schedulers - 1 : 0),
-      first_scheduler_by_division_(pipelined_ && !power_of_two(spec_.num_schedulers)),
+      first_scheduler_mask_(pipelined_ && is_power_of_two(spec_.num_schedulers) ? spec_.num_schedulers - 1 : 0),
+      first_scheduler_by_division_(pipelined_ && !is_power_of_two(spec_.num_schedulers)),
       // GPGPU-Sim: a result enters EX_WB (an ALU's) or the LDST unit's
       // writeback register m_next_wb the cycle after it is ready, and the
       // writeback stage of the next cycle writes it.
