@@ -318,7 +318,9 @@ TEST_P(NoDecisionBeforeAnSmsBound, AnswersItsReads) {
     uint64_t done = 0;
     ASSERT_EQ(m.access(r, done), MemStatus::ok);
     bound[r.sm] = m.next_decision_ps_for(r.sm);
-    if (done == MemoryTiming::kDeferred && !r.is_write) ASSERT_NE(bound[r.sm], MemoryTiming::kDeferred);
+    if (done == MemoryTiming::kDeferred && !r.is_write) {
+      ASSERT_NE(bound[r.sm], MemoryTiming::kDeferred);
+    }
   }
   m.advance(MemoryTiming::kDeferred, out);
   for (uint32_t sm = 0; sm < spec.num_sms; ++sm) EXPECT_EQ(m.next_decision_ps_for(sm), MemoryTiming::kDeferred);
