@@ -22,6 +22,14 @@ constexpr uint32_t count_bits(uint32_t v) {
 // Whether v is a power of two (0 is not).
 constexpr bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
+// ceil(log2(n)): the fewest bits b with 2^b >= n (0 for n <= 1). A table's
+// or ring's power-of-two size, a field's width in the papers' bit counts.
+constexpr uint32_t ceil_log2(uint64_t n) {
+  uint32_t b = 0;
+  while ((uint64_t{1} << b) < n) ++b;
+  return b;
+}
+
 // Words for a set of `size` members: members are below `size`, and set_bit
 // is only called with such an i (the scans rely on it).
 inline std::vector<uint64_t> bit_words(uint32_t size) { return std::vector<uint64_t>((size + 63) / 64, 0); }

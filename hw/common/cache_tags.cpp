@@ -25,10 +25,9 @@ CacheTags::CacheTags(uint32_t size_bytes, uint32_t line_bytes, uint32_t ways, ui
       (!is_power_of_two(sector_bytes) || sector_bytes < ChunkMask::kChunkBytes || sector_bytes > line_bytes))
     throw InputError("cache: sector size " + std::to_string(sector_bytes) +
                      " is not 0 or a power of two from 32 to the line size " + std::to_string(line_bytes));
-  line_shift_ = 0;
-  while ((1u << line_shift_) < line_bytes) ++line_shift_;
+  line_shift_ = ceil_log2(line_bytes);
   sets_ = static_cast<uint32_t>(size_bytes / set_bytes);
-  while ((1u << set_shift_) < sets_) ++set_shift_;
+  set_shift_ = ceil_log2(sets_);
   ways_ = ways;
   const uint32_t sector = sector_bytes ? sector_bytes : line_bytes;
   to_sectors_ = SectorRounding((sector + ChunkMask::kChunkBytes - 1) / ChunkMask::kChunkBytes);

@@ -2,12 +2,6 @@
 
 namespace smshare {
 
-uint32_t ceil_log2(uint64_t n) {
-  uint32_t b = 0;
-  while ((uint64_t{1} << b) < n) ++b;
-  return b;
-}
-
 std::vector<SizedStructure> baseline_structures(const GpuSpec& spec) {
   const char* src = "GpuSpec (Fermi GTX 480: GPGPU-Sim config, papers' Table 1/2)";
   return {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/common/bit_words.hpp"  // ceil_log2, for the mechanisms' bit counts
 #include "hw/common/gpu_config.hpp"
 
 namespace smshare {
@@ -51,8 +52,5 @@ std::vector<SizedStructure> baseline_structures(const GpuSpec& spec);
 // Bits of one instance of `structure` on `spec`, a baseline array or one the
 // mechanism adds (`added`); 0 if neither.
 uint64_t structure_bits(const GpuSpec& spec, const AddedHardware& added, const std::string& structure);
-
-// ceil(log2(n)) for n >= 1 (0 for n == 1), as the papers' bit counts use it.
-uint32_t ceil_log2(uint64_t n);
 
 }  // namespace smshare

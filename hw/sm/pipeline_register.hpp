@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "hw/common/bit_words.hpp"
+
 namespace smshare {
 
 template <class Instruction>
@@ -154,7 +156,7 @@ class ResultCycles {
     if (longest_latency >= kSpan)
       throw std::invalid_argument("ResultCycles: a latency of " + std::to_string(longest_latency) +
                                   " cycles; the ring holds at most " + std::to_string(kSpan - 1));
-    while (mask_ + 1 <= longest_latency) mask_ = 2 * mask_ + 1;
+    mask_ = (uint64_t{1} << ceil_log2(uint64_t{longest_latency} + 1)) - 1;
     leaves_.fill(kFree);
   }
   bool taken(uint64_t leaves) const { return leaves_[leaves & mask_] == leaves; }

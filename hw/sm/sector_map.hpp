@@ -7,9 +7,12 @@
 // pruning, which does not depend on it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "hw/common/bit_words.hpp"
 
 namespace smshare {
 
@@ -68,8 +71,7 @@ class SectorMap {
   void erase_if(Drop drop) {
     size_t kept = 0;
     for (size_t i = 0; i < keys_.size(); ++i) kept += keys_[i] != kEmpty && !drop(values_[i]);
-    uint32_t bits = kInitialBits;
-    while ((size_t{1} << bits) < 2 * kept) ++bits;
+    const uint32_t bits = std::max(kInitialBits, ceil_log2(2 * kept));
     shift_ = 64 - bits;
     rebuild(size_t{1} << bits, [&drop](const Value& v) { return !drop(v); });
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace smshare {
@@ -52,6 +53,25 @@ TEST(BitWords, VisitStopsAtTheFirstTrueAndMayRemoveItsOwnMember) {
   EXPECT_EQ(first_set_bit(words, 0, 100), 70u);
   EXPECT_EQ(first_set_bit(words, 71, 100), 100u);
   EXPECT_EQ(first_set_bit(words, 0, 70), 70u);  // `to` when none in range
+}
+
+// The power-of-two helpers every size computation shares (cache geometry,
+// SectorMap's table, ResultCycles' ring, the papers' bit counts).
+TEST(BitWords, PowersOfTwoAndCeilLog2) {
+  EXPECT_FALSE(is_power_of_two(0));
+  EXPECT_TRUE(is_power_of_two(1));
+  EXPECT_TRUE(is_power_of_two(uint64_t{1} << 40));
+  EXPECT_FALSE(is_power_of_two(96));
+  const std::pair<uint64_t, uint32_t> cases[] = {{0, 0}, {1, 0},  {2, 1},  {3, 2},        {4, 2},
+                                                 {5, 3}, {32, 5}, {33, 6}, {1024, 10},
+                                                 {(uint64_t{1} << 40) + 1, 41}};
+  for (const auto& [n, bits] : cases) EXPECT_EQ(ceil_log2(n), bits) << n;
+  // The definition, for every n up to 4,096: 2^b >= n > 2^(b-1).
+  for (uint64_t n = 2; n <= 4096; ++n) {
+    const uint32_t b = ceil_log2(n);
+    EXPECT_GE(uint64_t{1} << b, n);
+    EXPECT_LT(uint64_t{1} << (b - 1), n);
+  }
 }
 
 }  // namespace
